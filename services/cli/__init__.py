@@ -1,0 +1,31 @@
+"""The ``cachecoh`` command: one Typer app, one module per command group.
+
+Each group module keeps its commands thin: parse options, call into a service's
+composition root, render the result. Heavy imports happen inside the commands so
+``cachecoh --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from services.cli import bench, check, db, demo, eval, publish, serve, worker
+
+app = typer.Typer(
+    name="cachecoh",
+    help="Event-driven cache coherence for LLM answer caches.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(publish.app, name="publish")
+app.add_typer(worker.app, name="worker")
+app.add_typer(serve.app, name="serve")
+app.add_typer(bench.app, name="bench")
+app.add_typer(eval.app, name="eval")
+app.add_typer(check.app, name="check")
+app.add_typer(db.app, name="db")
+app.command(name="demo")(demo.demo)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,85 @@
+"""Product facts as the business system knows them (pure data, no I/O).
+
+A spec is either a single value ``{"value": X, "unit": U, "note": N}`` or a variant
+table ``{"by": KEY, "values": {V: {...}}}`` when it depends on a constraint (storage,
+trim, ...). ``spec_version`` grows by one with every change to the product's row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+#: Reserved product id for store-wide facts (policies that apply to every product).
+STORE_PRODUCT_ID = "store"
+
+
+@dataclass(frozen=True, slots=True)
+class ProductFacts:
+    """One product's facts at one spec version."""
+
+    product_id: str
+    category: str
+    brand: str
+    spec_version: int
+    names_zh: tuple[str, ...]
+    names_en: tuple[str, ...]
+    specs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def display_name(self) -> str:
+        return self.names_en[0] if self.names_en else self.product_id
+
+    def variant_key(self, attribute: str) -> str | None:
+        """The constraint key an attribute varies by (``price`` → ``storage``), if any."""
+        spec = self.specs.get(attribute)
+        if isinstance(spec, Mapping) and "by" in spec:
+            return str(spec["by"])
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.product_id,
+            "category": self.category,
+            "brand": self.brand,
+            "spec_version": self.spec_version,
+            "names": {"zh": list(self.names_zh), "en": list(self.names_en)},
+            "specs": _thaw(self.specs),
+        }
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return MappingProxyType({str(k): _freeze(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+def product_from_dict(raw: Mapping[str, Any], *, spec_version: int | None = None) -> ProductFacts:
+    """Build a frozen ``ProductFacts`` from a catalog entry (``catalog.json`` format)."""
+    names = raw.get("names", {})
+    return ProductFacts(
+        product_id=str(raw["id"]),
+        category=str(raw.get("category", "")),
+        brand=str(raw.get("brand", "")),
+        spec_version=int(spec_version if spec_version is not None else raw.get("spec_version", 1)),
+        names_zh=tuple(names.get("zh", ())),
+        names_en=tuple(names.get("en", ())),
+        specs=_freeze(raw.get("specs", {})),
+    )
+
+
+def catalog_from_dict(raw: Mapping[str, Any]) -> tuple[ProductFacts, ...]:
+    """Parse a whole ``catalog.json`` document."""
+    return tuple(product_from_dict(p) for p in raw.get("products", ()))
