@@ -2,6 +2,99 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
 app = typer.Typer(help="Offline evaluations (semantic cache).", no_args_is_help=True)
+
+
+@app.command("semantic")
+def semantic(
+    queries: Annotated[
+        Path,
+        typer.Option(
+            "--queries",
+            exists=True,
+            dir_okay=False,
+            help="Labelled queries (JSONL, queries_dev format).",
+        ),
+    ],
+    catalog: Annotated[
+        Path | None,
+        typer.Option(
+            "--catalog",
+            file_okay=False,
+            help="Directory with catalog.json, attributes.json, policy.json (default: demo data).",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the 5 shuffles.")] = 0,
+    part: Annotated[
+        str, typer.Option("--part", help="all | develop (70 % by id hash) | heldback (30 %).")
+    ] = "all",
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline", help="'embedding': also score embedding-threshold caches at 0.70–0.98."
+        ),
+    ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option("--plot", dir_okay=False, help="Write a hit-rate vs false-hit-rate PNG."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the full report as JSON on stdout.")
+    ] = False,
+) -> None:
+    """Replay labelled questions against the semantic cache and score it."""
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+    from rich.table import Table
+
+    from services.evaluation.runner import SemanticEvalRequest, run_semantic_eval
+    from services.paths import DEMO_DATA_DIR
+
+    if baseline not in (None, "embedding"):
+        raise typer.BadParameter("only 'embedding' is supported", param_hint="--baseline")
+    request = SemanticEvalRequest(
+        queries=queries,
+        catalog_dir=catalog or DEMO_DATA_DIR,
+        seed=seed,
+        part=part,
+        baseline=baseline,
+        plot=plot,
+    )
+    errors = Console(stderr=True)
+    with Progress(console=errors, transient=True) as progress:
+        tasks: dict[str, TaskID] = {}
+
+        def advance(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = progress.add_task(stage, total=total)
+            progress.update(tasks[stage], completed=done)
+
+        report = run_semantic_eval(request, advance)
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+    out = Console()
+    table = Table(title=f"semantic cache — {queries.name} ({part})")
+    for column in ("metric", "value", "target"):
+        table.add_column(column)
+    table.add_row("hit_rate", f"{report['hit_rate']:.4f}", "≥ 0.95")
+    table.add_row("false_hit_rate", f"{report['false_hit_rate']:.6f}", "≤ 0.001")
+    table.add_row("bypass_leaks", f"{report['bypass_leaks']:g}", "0")
+    table.add_row("coverage", f"{report['coverage']:.4f}", "")
+    table.add_row("latency p50 (ms)", f"{report['latency_ms'].get('p50', 0):.3f}", "≤ 0.3")
+    out.print(table)
+    for result in report.get("baselines", []):
+        if not result.get("available"):
+            out.print(f"baseline {result['model']}: unavailable ({result['reason']})")
+            continue
+        best = result["comparison"]
+        out.print(
+            f"baseline {result['model']}: beats at every threshold with false-hit rate ≤ ours: "
+            f"{best['beats_baseline_at_all_of_them']}"
+        )

@@ -83,3 +83,41 @@ def product_from_dict(raw: Mapping[str, Any], *, spec_version: int | None = None
 def catalog_from_dict(raw: Mapping[str, Any]) -> tuple[ProductFacts, ...]:
     """Parse a whole ``catalog.json`` document."""
     return tuple(product_from_dict(p) for p in raw.get("products", ()))
+
+
+class SpecChangeError(ValueError):
+    """A requested spec change does not fit the product's spec shape."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}")
+
+
+def apply_spec_changes(
+    specs: Mapping[str, Any], changes: Mapping[str, Any]
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """New specs after ``changes`` (path → new spec value) and the paths that really changed.
+
+    ``attr`` replaces a whole attribute; ``attr.variant`` replaces one entry of a variant
+    table (``{"by": ..., "values": {...}}``). Unchanged values are not reported.
+    """
+    new = _thaw(specs)
+    changed: list[str] = []
+    for path, value in changes.items():
+        attribute, _, variant = path.partition(".")
+        if not attribute:
+            raise SpecChangeError(path, "empty attribute")
+        if not variant:
+            if new.get(attribute) != value:
+                new[attribute] = value
+                changed.append(attribute)
+            continue
+        table = new.get(attribute)
+        if not isinstance(table, dict) or "values" not in table:
+            raise SpecChangeError(path, f"{attribute} has no variants")
+        if "." in variant:
+            raise SpecChangeError(path, "only one variant level exists")
+        if table["values"].get(variant) != value:
+            table["values"][variant] = value
+            changed.append(path)
+    return new, tuple(changed)

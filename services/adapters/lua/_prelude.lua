@@ -1,0 +1,29 @@
+-- Shared by every script (prepended at load). Parses an entry's generation header.
+local function parse_header(value)
+  local nl = string.find(value, '\n', 1, true)
+  if not nl then return nil end
+  local fields, gens = {}, {}
+  for f, g in string.gmatch(string.sub(value, 1, nl - 1), '(%S+) (%S+)') do
+    fields[#fields + 1] = f
+    gens[#gens + 1] = g
+  end
+  if #fields == 0 then return nil end
+  return fields, gens, nl
+end
+
+-- True when every field's current generation equals the stored one.
+-- A missing field (hash evicted, expired or lost) never matches.
+local function generations_match(gens_key, fields, gens)
+  local current = redis.call('HMGET', gens_key, unpack(fields))
+  for i = 1, #fields do
+    if current[i] ~= gens[i] then return false end
+  end
+  return true
+end
+
+-- A fresh starting generation for a missing field: microseconds of server time, so a
+-- recreated hash can never reproduce an old snapshot.
+local function fresh_generation()
+  local t = redis.call('TIME')
+  return t[1] .. string.format('%06d', tonumber(t[2]))
+end

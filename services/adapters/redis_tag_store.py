@@ -1,0 +1,160 @@
+"""The tag/generation store on Redis: lookup, guarded fill, snapshot, bump.
+
+Each operation is one Lua script over keys of one product (one cluster slot). Redis
+errors are translated once, here, into ``StoreUnavailable``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from importlib import resources
+from typing import Any, TypeVar
+
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.commands.core import AsyncScript
+from redis.exceptions import RedisError
+
+from services.core.entries import Snapshot, encode_entry
+from services.core.errors import StoreUnavailable
+from services.core.keys import KeySpace, Layer
+from services.core.mapping import ProductBump
+
+T = TypeVar("T")
+RedisClient = Redis | RedisCluster
+
+
+@cache
+def script_source(name: str) -> str:
+    """A script with the shared prelude prepended."""
+    lua = resources.files("services.adapters") / "lua"
+    return (lua / "_prelude.lua").read_text() + "\n" + (lua / f"{name}.lua").read_text()
+
+
+class LookupStatus(Enum):
+    HIT = 1
+    MISS = 0
+    STALE = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    status: LookupStatus
+    body: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BumpResult:
+    """``applied`` is False when the event id was already applied (dedupe)."""
+
+    applied: bool
+    generations: tuple[tuple[str, int], ...] = ()
+
+
+class RedisTagStore:
+    """Coherent answer storage over one Redis (standalone or cluster)."""
+
+    def __init__(
+        self,
+        client: RedisClient,
+        keys: KeySpace,
+        *,
+        generations_ttl_ms: int = 7 * 24 * 3600 * 1000,
+        dedupe_ttl_ms: int = 24 * 3600 * 1000,
+    ) -> None:
+        self._client = client
+        self.keys = keys
+        self._generations_ttl_ms = generations_ttl_ms
+        self._dedupe_ttl_ms = dedupe_ttl_ms
+        self._lookup: AsyncScript = client.register_script(script_source("lookup"))
+        self._fill: AsyncScript = client.register_script(script_source("fill"))
+        self._snapshot: AsyncScript = client.register_script(script_source("snapshot"))
+        self._bump: AsyncScript = client.register_script(script_source("bump"))
+
+    @property
+    def client(self) -> RedisClient:
+        return self._client
+
+    async def _call(self, what: str, op: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await op()
+        except RedisError as exc:
+            raise StoreUnavailable(f"redis {what} failed: {exc}") from exc
+        except OSError as exc:
+            raise StoreUnavailable(f"redis {what} failed: {exc}") from exc
+
+    async def snapshot(self, product: str, fields: Sequence[str]) -> Snapshot:
+        """Current generations of ``fields`` (taken before reading facts)."""
+        ordered = sorted(set(fields))
+        gens_key = self.keys.generations(product)
+        raw: list[Any] = await self._call(
+            "snapshot",
+            lambda: self._snapshot(keys=[gens_key], args=[self._generations_ttl_ms, *ordered]),
+        )
+        return Snapshot.of(product, zip(ordered, (_text(g) for g in raw), strict=True))
+
+    async def lookup(self, product: str, layer: Layer, digest: str) -> Lookup:
+        entry_key = self.keys.entry(product, layer, digest)
+        gens_key = self.keys.generations(product)
+        raw: list[Any] = await self._call(
+            "lookup", lambda: self._lookup(keys=[entry_key, gens_key], args=[])
+        )
+        status = LookupStatus(int(raw[0]))
+        return Lookup(status, bytes(raw[1]) if status is LookupStatus.HIT else None)
+
+    async def fill(
+        self, layer: Layer, digest: str, snapshot: Snapshot, body: bytes, ttl_ms: int
+    ) -> bool:
+        """Guarded fill: stored only if no generation moved since ``snapshot``."""
+        if ttl_ms <= 0:
+            raise ValueError("every entry needs a TTL backstop")
+        entry_key = self.keys.entry(snapshot.product, layer, digest)
+        gens_key = self.keys.generations(snapshot.product)
+        value = encode_entry(snapshot, body)
+        stored = await self._call(
+            "fill", lambda: self._fill(keys=[entry_key, gens_key], args=[ttl_ms, value])
+        )
+        return bool(stored)
+
+    async def bump(self, bump: ProductBump, *, event_id: str, spec_version: int) -> BumpResult:
+        """Increment a product's generations for one event (idempotent per event id)."""
+        gens_key = self.keys.generations(bump.product)
+        seen_key = self.keys.seen_event(bump.product, event_id)
+        raw: list[Any] = await self._call(
+            "bump",
+            lambda: self._bump(
+                keys=[gens_key, seen_key],
+                args=[
+                    self._dedupe_ttl_ms,
+                    self._generations_ttl_ms,
+                    spec_version,
+                    *bump.fields,
+                ],
+            ),
+        )
+        if int(raw[0]) == 0:
+            return BumpResult(applied=False)
+        return BumpResult(
+            applied=True,
+            generations=tuple(zip(bump.fields, (int(g) for g in raw[1:]), strict=True)),
+        )
+
+    async def generations(self, product: str) -> dict[str, str]:
+        """All generation fields of a product (admin and checker reads)."""
+        key = self.keys.generations(product)
+        raw: dict[Any, Any] = await self._call("hgetall", lambda: self._client.hgetall(key))
+        return {_text(k): _text(v) for k, v in raw.items()}
+
+    async def delete_entry(self, product: str, layer: Layer, digest: str) -> int:
+        key = self.keys.entry(product, layer, digest)
+        return int(await self._call("unlink", lambda: self._client.unlink(key)))
+
+    async def ping(self) -> bool:
+        return bool(await self._call("ping", lambda: self._client.ping()))
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

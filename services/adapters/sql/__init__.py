@@ -1,0 +1,1 @@
+"""SQL adapters (SQLAlchemy 2): schema, engine, audit log, spec store, outbox."""

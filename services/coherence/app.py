@@ -1,0 +1,105 @@
+"""The faust application: one agent on the spec-update topic.
+
+Acks are manual (``stream.noack()``): faust's automatic ack runs in a ``finally`` and
+would ack an event whose processing was cancelled or crashed, letting the next commit
+skip it. Here an event is acked only after its bump is acknowledged by Redis and its
+audit row is committed; faust commits only contiguous acked offsets.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import faust
+
+from services.coherence.audit_writer import AuditWriter
+from services.coherence.handler import CoherenceHandler, RawRecord
+from services.coherence.kafka_transport import tuned_app_class
+from services.coherence.metrics import CoherenceMetrics
+from services.coherence.settings import CoherenceSettings
+
+log = logging.getLogger(__name__)
+
+
+def create_app(
+    settings: CoherenceSettings,
+    *,
+    handler_factory: Any,
+    audit_writer: AuditWriter,
+    metrics: CoherenceMetrics,
+) -> faust.App:
+    """Build the faust app. ``handler_factory(dlq_topic) -> CoherenceHandler``."""
+    app_class = tuned_app_class(settings.fetch_max_wait_ms)
+    app = app_class(
+        settings.consumer_group,
+        broker=f"kafka://{settings.kafka_bootstrap}",
+        store="memory://",
+        web_enabled=False,
+        topic_disable_leader=True,
+        topic_partitions=settings.topic_partitions,
+        consumer_auto_offset_reset="earliest",
+        broker_commit_interval=settings.commit_interval_s,
+        broker_commit_every=100,
+        broker_rebalance_timeout=settings.rebalance_timeout_s,
+        broker_session_timeout=settings.session_timeout_s,
+        broker_heartbeat_interval=settings.heartbeat_interval_s,
+        broker_request_timeout=max(settings.session_timeout_s + 5, 40.0),
+        stream_wait_empty=False,
+        producer_acks=-1,
+        worker_redirect_stdouts=False,
+        loghandlers=[],
+    )
+    source = app.topic(
+        settings.topic,
+        key_type=bytes,
+        value_type=bytes,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=settings.topic_partitions,
+    )
+    dlq = app.topic(
+        settings.dlq_topic,
+        key_type=bytes,
+        value_type=bytes,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=settings.topic_partitions,
+    )
+    handler: CoherenceHandler = handler_factory(dlq)
+    positions: dict[int, int] = {}
+
+    async def consume(stream: Any) -> None:
+        manual = stream.noack()
+        async for event in manual.events():
+            message = event.message
+            audit = await handler.handle(
+                RawRecord(message.topic, message.partition, message.offset, message.key, message.value)
+            )
+            positions[message.partition] = message.offset + 1
+
+            async def ack(event: Any = event) -> None:
+                await manual.ack(event)
+
+            await audit_writer.submit(audit, ack)
+
+    app.agent(source, name="apply-spec-updates", concurrency=1)(consume)
+
+    async def write_audit() -> None:
+        await audit_writer.run()
+
+    async def report_consumer_lag() -> None:
+        consumer = app.consumer
+        assigned = [tp for tp in consumer.assignment() if tp.topic == settings.topic]
+        metrics.assigned_partitions.set(len(assigned))
+        for tp in assigned:
+            try:
+                high = consumer.highwater(tp)
+            except Exception:  # noqa: BLE001 - a metric must never stop the worker
+                continue
+            if high is not None and tp.partition in positions:
+                metrics.consumer_lag.labels(str(tp.partition)).set(max(0, high - positions[tp.partition]))
+
+    app.task(write_audit)
+    app.timer(interval=1.0)(report_consumer_lag)
+    return app

@@ -1,0 +1,81 @@
+"""Batched audit writes with acknowledgement callbacks.
+
+The bump is applied synchronously per event; the audit row is written in batches (one
+transaction per batch) and only then is the event's offset acked. A crash before the
+batch commits means the event is redelivered: its bump is deduped, its row written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from services.adapters.sql.audit import AuditLog, AuditRecord
+from services.coherence.metrics import CoherenceMetrics
+from services.coherence.retry import Backoff, retry_forever
+from services.core.errors import TransientError
+
+log = logging.getLogger(__name__)
+AckCallback = Callable[[], Awaitable[object]]
+
+
+@dataclass
+class AuditWriter:
+    audit: AuditLog
+    metrics: CoherenceMetrics
+    batch_size: int = 500
+    flush_s: float = 0.02
+    max_pending: int = 5000
+    backoff: Backoff = Backoff()
+    _queue: asyncio.Queue[tuple[AuditRecord, AckCallback]] = field(init=False)
+    _slots: asyncio.Semaphore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._queue = asyncio.Queue()
+        self._slots = asyncio.Semaphore(self.max_pending)
+
+    async def submit(self, record: AuditRecord, on_durable: AckCallback) -> None:
+        """Queue a row; waits when too many rows are pending (backpressure)."""
+        await self._slots.acquire()
+        self.metrics.audit_pending.inc()
+        await self._queue.put((record, on_durable))
+
+    async def run(self) -> None:
+        """Write batches forever (a faust task)."""
+        while True:
+            batch = [await self._queue.get()]
+            deadline = asyncio.get_running_loop().time() + self.flush_s
+            while len(batch) < self.batch_size:
+                timeout = deadline - asyncio.get_running_loop().time()
+                if timeout <= 0:
+                    break
+                try:
+                    batch.append(await asyncio.wait_for(self._queue.get(), timeout))
+                except TimeoutError:
+                    break
+            await self._write(batch)
+
+    async def drain(self) -> None:
+        """Write whatever is queued (graceful shutdown)."""
+        batch = []
+        while not self._queue.empty():
+            batch.append(self._queue.get_nowait())
+        if batch:
+            await self._write(batch)
+
+    async def _write(self, batch: list[tuple[AuditRecord, AckCallback]]) -> None:
+        records = [r for r, _ in batch]
+
+        def count(_exc: TransientError) -> None:
+            self.metrics.retries.labels("database").inc()
+
+        async def write() -> None:
+            await asyncio.to_thread(self.audit.record_many, records)
+
+        await retry_forever("audit write", write, self.backoff, count)
+        for _, on_durable in batch:
+            await on_durable()
+            self._slots.release()
+            self.metrics.audit_pending.dec()

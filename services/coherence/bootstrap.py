@@ -1,0 +1,133 @@
+"""Composition root of the coherence worker: settings → adapters → handler → faust app."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import faust
+import redis.asyncio as aioredis
+from prometheus_client import start_http_server
+
+from services.adapters.contract_files import EVENT_SCHEMA, load_mappings, validator_for
+from services.adapters.kafka_publisher import ensure_topics
+from services.adapters.redis_tag_store import RedisTagStore, RedisClient
+from services.adapters.sql.audit import AuditLog
+from services.adapters.sql.engine import make_engine, upgrade
+from services.adapters.sql.spec_store import SpecStore
+from services.coherence.app import create_app
+from services.coherence.audit_writer import AuditWriter
+from services.coherence.dead_letters import FaustDeadLetters
+from services.coherence.directory import SpecStoreDirectory
+from services.coherence.handler import CoherenceHandler
+from services.coherence.metrics import CoherenceMetrics
+from services.coherence.retry import Backoff
+from services.coherence.settings import CoherenceSettings
+from services.core.catalog import catalog_from_dict
+from services.core.keys import KeySpace
+from services.core.mapping import MappingSet
+
+log = logging.getLogger(__name__)
+CACHEABLE_INTENTS = ("query_spec", "query_policy")
+
+
+def redis_client(url: str, *, cluster: bool) -> RedisClient:
+    if cluster:
+        return aioredis.RedisCluster.from_url(url)
+    return aioredis.Redis.from_url(url, health_check_interval=10)
+
+
+def load_domain_mappings(settings: CoherenceSettings) -> MappingSet:
+    vocabulary = json.loads((settings.data_dir / "attributes.json").read_text(encoding="utf-8"))
+    return load_mappings(
+        settings.mappings_dir,
+        known_slots=set(vocabulary["attributes"]),
+        known_intents=CACHEABLE_INTENTS,
+        schemas_dir=settings.schemas_dir,
+    )
+
+
+def prepare_database(settings: CoherenceSettings, *, seed_catalog: bool = True) -> SpecStore:
+    """Migrate, and seed the spec store from the demo catalog if it is empty."""
+    url = settings.database_url.get_secret_value()
+    upgrade(url)
+    store = SpecStore(make_engine(url), topic=settings.topic)
+    if seed_catalog:
+        catalog = json.loads((settings.data_dir / "catalog.json").read_text(encoding="utf-8"))
+        added = store.seed(catalog_from_dict(catalog))
+        if added:
+            log.info("seeded the spec store with %d products", added)
+    return store
+
+
+@dataclass
+class CoherenceWorker:
+    app: faust.App
+    metrics: CoherenceMetrics
+    settings: CoherenceSettings
+
+    def run(self) -> None:
+        """Run until stopped (blocks). Starts the metrics server first."""
+        if self.settings.metrics_port:
+            start_http_server(
+                self.settings.metrics_port, self.settings.metrics_host, registry=self.metrics.registry
+            )
+        worker = faust.Worker(
+            self.app,
+            loglevel=self.settings.log_level.lower(),
+            quiet=True,
+            redirect_stdouts=False,
+            override_logging=False,
+        )
+        worker.execute_from_commandline()
+
+
+def build_worker(settings: CoherenceSettings) -> CoherenceWorker:
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    mappings = load_domain_mappings(settings)
+    validator = validator_for(EVENT_SCHEMA, settings.schemas_dir)
+    spec_store = prepare_database(settings)
+    audit = AuditLog(spec_store.engine)
+    ensure_topics(
+        settings.kafka_bootstrap,
+        [(settings.topic, settings.topic_partitions), (settings.dlq_topic, settings.topic_partitions)],
+    )
+    metrics = CoherenceMetrics.create()
+    store = RedisTagStore(
+        redis_client(settings.redis_url.get_secret_value(), cluster=settings.redis_cluster),
+        KeySpace(settings.redis_prefix),
+        generations_ttl_ms=settings.generations_ttl_s * 1000,
+        dedupe_ttl_ms=settings.dedupe_ttl_s * 1000,
+    )
+    backoff = Backoff(settings.retry_initial_ms / 1000, settings.retry_max_ms / 1000)
+    directory = SpecStoreDirectory(spec_store, refresh_s=settings.product_refresh_s)
+
+    def handler_factory(dlq_topic: Any) -> CoherenceHandler:
+        return CoherenceHandler(
+            validator=validator,
+            mappings=mappings,
+            store=store,
+            dead_letters=FaustDeadLetters(dlq_topic),
+            directory=directory,
+            metrics=metrics,
+            worker_id=settings.worker_id,
+            backoff=backoff,
+            strict_products=settings.strict_products,
+            max_event_bytes=settings.max_event_bytes,
+        )
+
+    writer = AuditWriter(
+        audit,
+        metrics,
+        batch_size=settings.audit_batch_size,
+        flush_s=settings.audit_flush_ms / 1000,
+        max_pending=settings.max_pending_acks,
+        backoff=backoff,
+    )
+    app = create_app(settings, handler_factory=handler_factory, audit_writer=writer, metrics=metrics)
+    return CoherenceWorker(app=app, metrics=metrics, settings=settings)

@@ -1,0 +1,28 @@
+"""Dead letters through the worker's own faust producer, acknowledged before moving on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.coherence.handler import RawRecord
+from services.core.errors import DeadLetterUnavailable, InvalidEvent
+
+
+class FaustDeadLetters:
+    def __init__(self, topic: Any) -> None:
+        self._topic = topic
+
+    async def send(self, record: RawRecord, error: InvalidEvent) -> None:
+        headers = [
+            ("reason", error.reason.value.encode()),
+            ("json_path", error.json_path.encode()),
+            ("detail", error.detail.encode()[:500]),
+            ("source_topic", record.topic.encode()),
+            ("source_partition", str(record.partition).encode()),
+            ("source_offset", str(record.offset).encode()),
+        ]
+        try:
+            pending = await self._topic.send(key=record.key, value=record.value or b"", headers=headers)
+            await pending  # the broker's acknowledgement
+        except Exception as exc:  # noqa: BLE001 - any producer failure is retried
+            raise DeadLetterUnavailable(f"DLQ send failed: {exc.__class__.__name__}: {exc}") from exc

@@ -1,0 +1,197 @@
+"""The coherence service layer: one consumed record in, one audit record out.
+
+Pure decisions (parse, plan) come from ``services.core``; this module applies them
+through ports and never lets an error escape: an invalid record is dead-lettered, a
+transient failure is retried until it succeeds, and an internal error in planning
+falls back to invalidating the whole product (coarser, never staler).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Protocol, TypeVar
+
+from services.adapters.sql.audit import AuditRecord
+from services.coherence.metrics import CoherenceMetrics
+from services.coherence.retry import Backoff, retry_forever
+from services.core.errors import InvalidEvent, InvalidReason, TransientError
+from services.core.events import ProductSpecUpdated, SchemaValidator, parse_event
+from services.core.mapping import InvalidationPlan, MappingSet, ProductBump, plan_invalidation
+from services.core.tags import PRODUCT_ID_PATTERN
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+_PRODUCT_ID = re.compile(PRODUCT_ID_PATTERN)
+
+
+class Outcome(StrEnum):
+    APPLIED = "applied"
+    DUPLICATE = "duplicate"
+    DEAD_LETTERED = "dead_lettered"
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+
+
+class BumpOutcome(Protocol):
+    @property
+    def applied(self) -> bool: ...
+
+
+class GenerationStore(Protocol):
+    async def bump(
+        self, bump: ProductBump, *, event_id: str, spec_version: int
+    ) -> BumpOutcome: ...
+
+
+class DeadLetters(Protocol):
+    async def send(self, record: RawRecord, error: InvalidEvent) -> None: ...
+
+
+class ProductDirectory(Protocol):
+    async def knows(self, product_id: str) -> bool: ...
+    async def variants(self, product_id: str) -> Mapping[str, Collection[str]]: ...
+    async def product_ids(self) -> Collection[str]: ...
+
+
+@dataclass
+class CoherenceHandler:
+    validator: SchemaValidator
+    mappings: MappingSet
+    store: GenerationStore
+    dead_letters: DeadLetters
+    directory: ProductDirectory
+    metrics: CoherenceMetrics
+    worker_id: str
+    backoff: Backoff = Backoff()
+    strict_products: bool = False
+    max_event_bytes: int = 64 * 1024
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+
+    async def handle(self, record: RawRecord) -> AuditRecord:
+        """Apply one record. Returns only once its effect is acknowledged."""
+        try:
+            event = parse_event(
+                record.value, record.key, self.validator, max_bytes=self.max_event_bytes
+            )
+            if self.strict_products and not await self._retry(
+                "spec store", lambda: self.directory.knows(event.product_id)
+            ):
+                raise InvalidEvent(
+                    InvalidReason.UNKNOWN_PRODUCT,
+                    "not in the spec store (strict mode)",
+                    "$.data.product_id",
+                )
+            plan = await self._plan(event)
+        except InvalidEvent as exc:
+            return await self._dead_letter(record, exc)
+        return await self._apply(record, event, plan)
+
+    async def _plan(self, event: ProductSpecUpdated) -> InvalidationPlan:
+        variants = await self._retry("spec store", lambda: self.directory.variants(event.product_id))
+        products = await self._retry("spec store", self.directory.product_ids)
+        try:
+            return plan_invalidation(
+                event, self.mappings, variants=variants, all_products=products
+            )
+        except InvalidEvent:
+            raise
+        except Exception:  # noqa: BLE001 - any planning bug degrades to the coarsest safe bump
+            log.exception("planning failed for event %s; invalidating the whole product", event.event_id)
+            self.metrics.fallback_invalidations.inc()
+            return InvalidationPlan(event.event_id, (ProductBump(event.product_id, ("p",)),))
+
+    async def _apply(
+        self, record: RawRecord, event: ProductSpecUpdated, plan: InvalidationPlan
+    ) -> AuditRecord:
+        started = time.perf_counter()
+        applied = False
+        for bump in plan.bumps:
+            result = await self._retry(
+                "redis",
+                lambda bump=bump: self.store.bump(  # type: ignore[misc]
+                    bump, event_id=event.event_id, spec_version=event.spec_version
+                ),
+            )
+            applied = applied or result.applied
+        now = self.clock()
+        lag_s = max(0.0, (now - event.time).total_seconds())
+        outcome = Outcome.APPLIED if applied else Outcome.DUPLICATE
+        self.metrics.events.labels(outcome.value).inc()
+        if applied:
+            self.metrics.bump_duration.observe(time.perf_counter() - started)
+            self.metrics.invalidation_lag.observe(lag_s)
+            self.metrics.tags_bumped.inc(plan.tag_count)
+            self.metrics.last_applied.set(now.timestamp())
+        return AuditRecord(
+            event_id=event.event_id,
+            product_id=event.product_id,
+            spec_version=event.spec_version,
+            tenant=event.tenant,
+            changed_fields=list(event.changed_fields),
+            tags=plan.tags(),
+            outcome=outcome.value,
+            reason=("unknown fields: " + ", ".join(plan.unknown_fields))
+            if plan.unknown_fields
+            else None,
+            topic=record.topic,
+            partition=record.partition,
+            offset=record.offset,
+            event_time=event.time,
+            applied_at=now,
+            lag_ms=lag_s * 1000.0 if applied else None,
+            worker=self.worker_id,
+        )
+
+    async def _dead_letter(self, record: RawRecord, error: InvalidEvent) -> AuditRecord:
+        await self._retry("dead-letter topic", lambda: self.dead_letters.send(record, error))
+        self.metrics.dead_letters.labels(error.reason.value).inc()
+        self.metrics.events.labels(Outcome.DEAD_LETTERED.value).inc()
+        log.warning(
+            "dead-lettered %s[%d]@%d: %s at %s",
+            record.topic,
+            record.partition,
+            record.offset,
+            error.reason.value,
+            error.json_path,
+        )
+        key = record.key.decode("utf-8", "replace") if record.key else None
+        return AuditRecord(
+            event_id=f"dlq:{record.topic}:{record.partition}:{record.offset}",
+            product_id=key if key and _looks_like_product(key) else None,
+            spec_version=None,
+            tenant=None,
+            changed_fields=[],
+            tags=[],
+            outcome=Outcome.DEAD_LETTERED.value,
+            reason=f"{error.reason.value} at {error.json_path}: {error.detail}"[:500],
+            topic=record.topic,
+            partition=record.partition,
+            offset=record.offset,
+            event_time=None,
+            applied_at=self.clock(),
+            lag_ms=None,
+            worker=self.worker_id,
+        )
+
+    async def _retry(self, what: str, op: Callable[[], Awaitable[T]]) -> T:
+        def count(_exc: TransientError) -> None:
+            self.metrics.retries.labels(what).inc()
+
+        return await retry_forever(what, op, self.backoff, count)
+
+
+def _looks_like_product(key: str) -> bool:
+    return _PRODUCT_ID.match(key) is not None

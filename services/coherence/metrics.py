@@ -1,0 +1,94 @@
+"""Prometheus metrics of the coherence worker (names documented in docs/metrics.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+LAG_BUCKETS = (
+    0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0, 30.0,
+)
+
+
+@dataclass(frozen=True)
+class CoherenceMetrics:
+    registry: CollectorRegistry
+    events: Counter
+    invalidation_lag: Histogram
+    bump_duration: Histogram
+    tags_bumped: Counter
+    dead_letters: Counter
+    retries: Counter
+    fallback_invalidations: Counter
+    consumer_lag: Gauge
+    audit_pending: Gauge
+    assigned_partitions: Gauge
+    last_applied: Gauge
+
+    @classmethod
+    def create(cls, registry: CollectorRegistry | None = None) -> CoherenceMetrics:
+        reg = registry or CollectorRegistry()
+        return cls(
+            registry=reg,
+            events=Counter(
+                "cachecoh_coherence_events",
+                "Consumed spec-update records by outcome (applied, duplicate, dead_lettered).",
+                ["outcome"],
+                registry=reg,
+            ),
+            invalidation_lag=Histogram(
+                "cachecoh_invalidation_lag_seconds",
+                "Event time (publish) to generation bump acknowledged by Redis.",
+                buckets=LAG_BUCKETS,
+                registry=reg,
+            ),
+            bump_duration=Histogram(
+                "cachecoh_coherence_bump_duration_seconds",
+                "Time of the Redis bump calls for one event.",
+                buckets=LAG_BUCKETS,
+                registry=reg,
+            ),
+            tags_bumped=Counter(
+                "cachecoh_coherence_tags_bumped", "Tag generations incremented.", registry=reg
+            ),
+            dead_letters=Counter(
+                "cachecoh_coherence_dlq_events",
+                "Records sent to the dead-letter topic, by reason.",
+                ["reason"],
+                registry=reg,
+            ),
+            retries=Counter(
+                "cachecoh_coherence_retries",
+                "Retries after a transient dependency error, by dependency.",
+                ["dependency"],
+                registry=reg,
+            ),
+            fallback_invalidations=Counter(
+                "cachecoh_coherence_fallback_invalidations",
+                "Events applied as whole-product invalidations after an internal error.",
+                registry=reg,
+            ),
+            consumer_lag=Gauge(
+                "cachecoh_coherence_consumer_lag_events",
+                "Records in the partition not yet processed (high-water mark minus position).",
+                ["partition"],
+                registry=reg,
+            ),
+            audit_pending=Gauge(
+                "cachecoh_coherence_audit_pending",
+                "Applied events waiting for their audit row (their offsets are not acked yet).",
+                registry=reg,
+            ),
+            assigned_partitions=Gauge(
+                "cachecoh_coherence_assigned_partitions",
+                "Partitions of the spec-update topic assigned to this worker.",
+                registry=reg,
+            ),
+            last_applied=Gauge(
+                "cachecoh_coherence_last_applied_timestamp_seconds",
+                "Unix time of the last applied event.",
+                registry=reg,
+            ),
+        )

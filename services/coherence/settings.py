@@ -1,0 +1,42 @@
+"""Settings of the coherence worker."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from pydantic import Field
+
+from services.settings import CommonSettings
+
+
+def _default_worker_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+class CoherenceSettings(CommonSettings):
+    consumer_group: str = Field("cachecoh-coherence", description="Kafka consumer group id.")
+    worker_id: str = Field(default_factory=_default_worker_id, description="Recorded in audit.")
+    strict_products: bool = Field(
+        False, description="Dead-letter events about products the spec store does not know."
+    )
+    max_event_bytes: int = Field(64 * 1024, ge=1024, description="Larger events are DLQ'd.")
+    dedupe_ttl_s: int = Field(24 * 3600, ge=0, description="Event-id dedupe window (0 = off).")
+    generations_ttl_s: int = Field(
+        7 * 24 * 3600, ge=60, description="Idle generation hashes expire (safe: missing = stale)."
+    )
+    metrics_port: int = Field(9102, ge=0, description="Prometheus /metrics port (0 = off).")
+    metrics_host: str = Field("0.0.0.0", description="Address the metrics server binds.")  # noqa: S104
+    fetch_max_wait_ms: int = Field(
+        2, ge=0, description="Consumer long-poll bound; small keeps invalidation lag low."
+    )
+    rebalance_timeout_s: float = Field(10.0, gt=0)
+    session_timeout_s: float = Field(10.0, gt=0)
+    heartbeat_interval_s: float = Field(1.0, gt=0)
+    commit_interval_s: float = Field(0.5, gt=0, description="How often acked offsets commit.")
+    retry_initial_ms: int = Field(50, ge=1, description="First backoff on a transient error.")
+    retry_max_ms: int = Field(5000, ge=1, description="Backoff cap (retries never give up).")
+    audit_batch_size: int = Field(500, ge=1)
+    audit_flush_ms: int = Field(20, ge=1, description="Audit rows are written in batches.")
+    max_pending_acks: int = Field(5000, ge=1, description="Backpressure on unaudited events.")
+    product_refresh_s: float = Field(30.0, gt=0, description="Spec-store directory refresh.")

@@ -1,0 +1,158 @@
+"""The ``ProductSpecUpdated`` event: a CloudEvents 1.0 structured-mode JSON envelope.
+
+Parsing is pure: bytes in, a frozen event or ``InvalidEvent`` out. The JSON Schema
+validator is built once at start (``services.adapters.schema_files``) and handed in.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from services.core.errors import InvalidEvent, InvalidReason
+
+EVENT_TYPE = "com.cachecoh.product.spec.updated.v1"
+CLOUDEVENTS_SPECVERSION = "1.0"
+#: Events larger than this are refused before parsing (DLQ reason ``oversized``).
+DEFAULT_MAX_EVENT_BYTES = 64 * 1024
+
+
+class SchemaValidator(Protocol):
+    """What we need of a ``jsonschema`` validator (kept as a port so the core stays pure)."""
+
+    def iter_errors(self, instance: Any) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ProductSpecUpdated:
+    """A business system changed some fields of one product's spec."""
+
+    event_id: str
+    source: str
+    time: datetime
+    product_id: str
+    spec_version: int
+    changed_fields: tuple[str, ...]
+    tenant: str | None = None
+
+    def to_cloudevent(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "product_id": self.product_id,
+            "spec_version": self.spec_version,
+            "changed_fields": list(self.changed_fields),
+        }
+        if self.tenant is not None:
+            data["tenant"] = self.tenant
+        return {
+            "specversion": CLOUDEVENTS_SPECVERSION,
+            "id": self.event_id,
+            "source": self.source,
+            "type": EVENT_TYPE,
+            "time": self.time.astimezone(UTC).isoformat(timespec="microseconds").replace(
+                "+00:00", "Z"
+            ),
+            "subject": self.product_id,
+            "datacontenttype": "application/json",
+            "data": data,
+        }
+
+    def to_bytes(self) -> bytes:
+        return json.dumps(self.to_cloudevent(), separators=(",", ":"), ensure_ascii=False).encode()
+
+    @property
+    def kafka_key(self) -> bytes:
+        return self.product_id.encode()
+
+
+def new_event(
+    product_id: str,
+    changed_fields: tuple[str, ...] | list[str],
+    spec_version: int,
+    *,
+    source: str,
+    tenant: str | None = None,
+    event_id: str | None = None,
+    time: datetime | None = None,
+) -> ProductSpecUpdated:
+    """Build an event with a fresh id and the current time (the lag clock starts here)."""
+    return ProductSpecUpdated(
+        event_id=event_id or str(uuid.uuid4()),
+        source=source,
+        time=time or datetime.now(UTC),
+        product_id=product_id,
+        spec_version=spec_version,
+        changed_fields=tuple(changed_fields),
+        tenant=tenant,
+    )
+
+
+def _json_path(path: Any) -> str:
+    out = "$"
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def parse_event(
+    raw: bytes | None,
+    key: bytes | None,
+    validator: SchemaValidator,
+    *,
+    max_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+) -> ProductSpecUpdated:
+    """Decode and validate one Kafka record. Raises ``InvalidEvent`` with a reason."""
+    if raw is None:
+        raise InvalidEvent(InvalidReason.NOT_JSON, "empty record value (tombstone)")
+    if len(raw) > max_bytes:
+        raise InvalidEvent(InvalidReason.OVERSIZED, f"{len(raw)} bytes > limit {max_bytes}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidEvent(InvalidReason.NOT_UTF8, f"byte {exc.start}: {exc.reason}") from exc
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidEvent(
+            InvalidReason.NOT_JSON, f"line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from exc
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        # Name the rule, never echo the offending value: it could be anything.
+        raise InvalidEvent(
+            InvalidReason.SCHEMA_VIOLATION,
+            f"{first.validator} {first.validator_value!r}"[:300],
+            _json_path(first.absolute_path),
+        )
+    return _from_valid_document(doc, key)
+
+
+def _from_valid_document(doc: Mapping[str, Any], key: bytes | None) -> ProductSpecUpdated:
+    data = doc["data"]
+    product_id = str(data["product_id"])
+    if doc["subject"] != product_id:
+        raise InvalidEvent(
+            InvalidReason.KEY_MISMATCH,
+            f"subject {doc['subject']!r} != data.product_id {product_id!r}",
+            "$.subject",
+        )
+    if key is not None and key != product_id.encode():
+        # The key decides the partition, and per-product order depends on it.
+        raise InvalidEvent(
+            InvalidReason.KEY_MISMATCH,
+            f"Kafka key {key[:80]!r} != product id {product_id!r}",
+            "$.subject",
+        )
+    return ProductSpecUpdated(
+        event_id=str(doc["id"]),
+        source=str(doc["source"]),
+        time=datetime.fromisoformat(str(doc["time"]).replace("Z", "+00:00")),
+        product_id=product_id,
+        spec_version=int(data["spec_version"]),
+        changed_fields=tuple(dict.fromkeys(str(f) for f in data["changed_fields"])),
+        tenant=data.get("tenant"),
+    )

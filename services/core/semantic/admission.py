@@ -1,0 +1,150 @@
+"""The admission policy: which questions must never be cached, as data.
+
+Each bypass intent (personal, realtime, predict, compare, recommend, unknown_product) has
+literal phrases and regex patterns, evaluated on the normalised question with catalog
+products masked as ``§`` and unknown products or bare brands as ``¤`` (so 比 inside 比亚迪
+never reads as "compare"). When several intents fire, the policy's precedence decides,
+as in ``policy.json`` (a spec question carrying a phone number is personal). The
+extractor adds structural evidence (two products named, two storage sizes, an unknown
+model) through the same precedence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from services.core.semantic.fingerprint import BYPASS_INTENTS, CACHEABLE_INTENTS
+from services.core.semantic.phrases import Hit, PhraseSet
+
+PRODUCT_MASK = "§"
+UNKNOWN_MASK = "¤"
+
+
+class PolicyError(ValueError):
+    """A policy document that cannot be used; ``json_path`` points at the bad part."""
+
+    def __init__(self, json_path: str, message: str) -> None:
+        super().__init__(f"{json_path}: {message}")
+        self.json_path = json_path
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class IntentRule:
+    intent: str
+    description: str
+    phrases: tuple[str, ...]
+    patterns: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionPolicy:
+    """Parsed ``admission_policy.json``."""
+
+    version: int
+    precedence: tuple[str, ...]
+    rules: tuple[IntentRule, ...]
+    variant_suffixes: tuple[str, ...]
+    adjective_suffixes: tuple[str, ...] = ()
+
+    @property
+    def other_brands(self) -> tuple[str, ...]:
+        """Brands and series we do not sell: the unknown_product rule's phrases."""
+        for rule in self.rules:
+            if rule.intent == "unknown_product":
+                return rule.phrases
+        return ()
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any]) -> AdmissionPolicy:
+        """Parse and check a policy document (its JSON Schema is checked by the loader)."""
+        precedence = tuple(str(i) for i in raw.get("precedence", ()))
+        intents = raw.get("intents", {})
+        missing = sorted(BYPASS_INTENTS - set(precedence))
+        if missing:
+            raise PolicyError("$.precedence", f"bypass intents missing: {', '.join(missing)}")
+        unknown = sorted(set(precedence) - BYPASS_INTENTS - CACHEABLE_INTENTS)
+        if unknown:
+            raise PolicyError("$.precedence", f"unknown intents: {', '.join(unknown)}")
+        first_cacheable = min(
+            (i for i, name in enumerate(precedence) if name in CACHEABLE_INTENTS),
+            default=len(precedence),
+        )
+        if any(name in BYPASS_INTENTS for name in precedence[first_cacheable:]):
+            raise PolicyError("$.precedence", "every bypass intent must precede the cacheable ones")
+        rules: list[IntentRule] = []
+        for name in precedence:
+            if name not in BYPASS_INTENTS:
+                continue
+            body = intents.get(name)
+            if body is None:
+                raise PolicyError(f"$.intents.{name}", "missing")
+            patterns = tuple(str(p) for p in body.get("patterns", ()))
+            for index, pattern in enumerate(patterns):
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    raise PolicyError(
+                        f"$.intents.{name}.patterns[{index}]", f"invalid regex: {exc}"
+                    ) from exc
+            rules.append(
+                IntentRule(
+                    intent=name,
+                    description=str(body.get("description", "")),
+                    phrases=tuple(str(p).lower() for p in body.get("phrases", ())),
+                    patterns=patterns,
+                )
+            )
+        unknown_body = intents.get("unknown_product", {})
+        return cls(
+            version=int(raw.get("version", 1)),
+            precedence=precedence,
+            rules=tuple(rules),
+            variant_suffixes=tuple(
+                str(s).lower() for s in unknown_body.get("variant_suffixes", ())
+            ),
+            adjective_suffixes=tuple(
+                str(s).lower() for s in unknown_body.get("adjective_suffixes", ())
+            ),
+        )
+
+
+class AdmissionGate:
+    """Evaluates an :class:`AdmissionPolicy` on masked text."""
+
+    __slots__ = ("_order", "_sets")
+
+    def __init__(self, policy: AdmissionPolicy) -> None:
+        self._order = tuple(i for i in policy.precedence if i in BYPASS_INTENTS)
+        self._sets = {
+            rule.intent: PhraseSet(
+                ((p, rule.intent) for p in rule.phrases),
+                ((p, rule.intent) for p in rule.patterns),
+            )
+            for rule in policy.rules
+        }
+
+    def first_bypass(
+        self,
+        masked: str,
+        boundaries: frozenset[int],
+        structural: Mapping[str, str],
+    ) -> tuple[str, str] | None:
+        """The highest-precedence bypass intent that applies, with the evidence."""
+        for intent in self._order:
+            if intent in structural:
+                return intent, structural[intent]
+            phrase_set = self._sets.get(intent)
+            if phrase_set is None:
+                continue
+            hits = phrase_set.find(masked, boundaries)
+            if hits:
+                return intent, _describe(hits)
+        return None
+
+
+def _describe(hits: Sequence[Hit]) -> str:
+    return "matched " + ", ".join(repr(h.text) for h in hits[:3])

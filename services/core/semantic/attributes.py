@@ -1,0 +1,112 @@
+"""Which attribute a question asks about.
+
+Cues come in strengths: a strong phrase ("电池容量", "battery life") beats a constraint that
+implies its attribute ("长焦" → camera), which beats a bare value ("是6.7寸吗" → screen
+size), which beats a weak phrase ("how much", "多少" → price). Within a strength, the
+lexicon's dominance pairs settle the usual overlaps (a warranty question that mentions the
+battery is about the warranty); whatever is still ambiguous is no fingerprint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from services.core.semantic.lexicon import (
+    UNSUPPORTED,
+    AttributeSpec,
+    Label,
+    SlotLexicon,
+    parse_label,
+)
+from services.core.semantic.phrases import Hit, PhraseSet, outermost
+
+#: Constraint keys that name what is asked, not just which variant (lens → camera).
+_TOPIC_KEYS = ("context", "lens", "method", "coverage", "item_state")
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeChoice:
+    attribute: str | None
+    reason: str
+    hits: tuple[Hit, ...] = ()
+
+
+class AttributeResolver:
+    __slots__ = ("_dominance", "_phrases", "_specs", "_topic_attribute")
+
+    def __init__(self, lexicon: SlotLexicon) -> None:
+        self._specs = lexicon.attributes
+        self._dominance = lexicon.dominance
+        self._phrases = PhraseSet(lexicon.attribute_phrases, lexicon.attribute_patterns)
+        topic: dict[str, str] = {}
+        for key in _TOPIC_KEYS:
+            owners = [a for a, spec in self._specs.items() if key in spec.constraint_keys]
+            if len(owners) == 1:
+                topic[key] = owners[0]
+        self._topic_attribute = topic
+
+    def spec(self, attribute: str) -> AttributeSpec:
+        return self._specs[attribute]
+
+    def find(self, text: str, boundaries: frozenset[int]) -> list[Hit]:
+        return self._phrases.find(text, boundaries)
+
+    def resolve(
+        self,
+        hits: Sequence[Hit],
+        category: str | None,
+        constraint_keys: Iterable[str],
+    ) -> AttributeChoice:
+        labelled = [(hit, parse_label(hit.label)) for hit in outermost(hits)]
+        labelled = [(h, lab) for h, lab in labelled if lab.applies_to(category)]
+        if any(lab.name == UNSUPPORTED for _, lab in labelled):
+            return AttributeChoice(None, "asks about something outside the attribute vocabulary")
+
+        def pick(kind: str) -> tuple[set[str], set[str]]:
+            named = {lab.name for _, lab in labelled if lab.kind == kind}
+            return {a for a in named if self._applies(a, category)}, named
+
+        strong, strong_named = pick("strong")
+        if strong:
+            return self._choose(strong, labelled, "strong")
+        implied = {self._topic_attribute[k] for k in constraint_keys if k in self._topic_attribute}
+        implied = {a for a in implied if self._applies(a, category)}
+        if len(implied) == 1:
+            return self._choose(implied, labelled, "implied")
+        values, values_named = pick("value")
+        if values:
+            return self._choose(values, labelled, "value")
+        weak, weak_named = pick("weak")
+        if weak:
+            return self._choose(weak, labelled, "weak")
+        if strong_named or values_named or weak_named:
+            return AttributeChoice(None, "attribute does not apply to this product")
+        return AttributeChoice(None, "no attribute found")
+
+    def _applies(self, attribute: str, category: str | None) -> bool:
+        spec = self._specs.get(attribute)
+        if spec is None:
+            return False
+        if category is None:
+            return spec.kind == "policy"
+        # A policy question about a product stays tied to that product even where the
+        # store-wide rule is what answers it: a finer key can only cost hits, never
+        # serve a wrong answer.
+        return spec.kind == "policy" or category in spec.applies_to
+
+    def _choose(
+        self, candidates: set[str], labelled: Sequence[tuple[Hit, Label]], strength: str
+    ) -> AttributeChoice:
+        kept = {
+            a
+            for a in candidates
+            if not any(a in self._dominance.get(b, frozenset()) for b in candidates if b != a)
+        }
+        if len(kept) != 1:
+            return AttributeChoice(
+                None, f"ambiguous attribute ({strength}): {', '.join(sorted(kept))}"
+            )
+        (attribute,) = kept
+        hits = tuple(h for h, lab in labelled if lab.name == attribute)
+        return AttributeChoice(attribute, f"{strength} cue", hits)

@@ -1,0 +1,195 @@
+"""``question → fingerprint``: the composition of the semantic core.
+
+1. normalise (NFKC, case, typos, Chinese numerals);
+2. find products: catalog aliases, unknown models, bare brands;
+3. segment with jieba, mask product names (``§``) and unknown ones (``¤``);
+4. admission: the policy's bypass intents in precedence order, plus structural evidence
+   (two products, two storage sizes, an unknown model);
+5. attribute, then constraints, then a last check that every number in the question was
+   understood. Anything unsure ends as :class:`NoFingerprint`: a miss, never a wrong hit.
+
+Pure: everything is built at construction from the mappings handed in; ``decide`` does
+no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from services.core.semantic.admission import (
+    PRODUCT_MASK,
+    UNKNOWN_MASK,
+    AdmissionGate,
+    AdmissionPolicy,
+)
+from services.core.semantic.attributes import AttributeResolver
+from services.core.semantic.constraints import ConstraintResolver
+from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
+from services.core.semantic.lexicon import SlotLexicon
+from services.core.semantic.normalise import TextNormaliser
+from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
+from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher
+from services.core.semantic.segment import WordSegmenter
+
+
+class SemanticExtractor:
+    """Decides, for one question, its fingerprint, a bypass, or no fingerprint."""
+
+    def __init__(
+        self,
+        catalog: Mapping[str, Any],
+        attributes: Mapping[str, Any],
+        policy: AdmissionPolicy,
+        *,
+        lexicon: Mapping[str, Any] | None = None,
+        store_policies: Mapping[str, Any] | None = None,
+    ) -> None:
+        lexicon_doc: Mapping[str, Any] = lexicon if lexicon is not None else {}
+        if store_policies is None:
+            # Without the store texts, assume every policy attribute varies by the keys
+            # attributes.json allows: finer keys cost hits, never correctness.
+            store_policies = {
+                attr: {v: "" for vs in raw.get("constraints", {}).values() for v in vs}
+                for attr, raw in attributes.get("attributes", {}).items()
+                if raw.get("kind") == "policy"
+            }
+        policy_phrases = [p for rule in policy.rules for p in rule.phrases]
+        self._lexicon = SlotLexicon.build(attributes, lexicon_doc, store_policies, policy_phrases)
+        self._normaliser = self._lexicon.normaliser
+        entries = []
+        specs: dict[str, Mapping[str, Any]] = {}
+        for raw in catalog.get("products", ()):
+            names = (*raw.get("names", {}).get("zh", ()), *raw.get("names", {}).get("en", ()))
+            entries.append(
+                CatalogEntry(
+                    str(raw["id"]),
+                    str(raw.get("category", "")),
+                    str(raw.get("brand", "")),
+                    tuple(names),
+                )
+            )
+            specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))
+        self._specs = MappingProxyType(specs)
+        self._products = ProductMatcher(
+            entries,
+            normaliser=self._normaliser,
+            brand_words=self._lexicon.brands,
+            name_synonyms=self._lexicon.name_synonyms,
+            other_brand_words=policy.other_brands,
+            variant_suffixes=policy.variant_suffixes,
+            filler_tokens=self._lexicon.filler_tokens,
+            suffix_exceptions=self._lexicon.all_phrases(),
+            adjective_suffixes=policy.adjective_suffixes,
+            non_name_patterns=[
+                p for p, label in self._lexicon.attribute_patterns if label.startswith("#")
+            ],
+        )
+        self._other_brands = PhraseSet(
+            (self._normaliser.normalise(b), "other") for b in policy.other_brands
+        )
+        self._gate = AdmissionGate(policy)
+        self._attributes = AttributeResolver(self._lexicon)
+        self._constraints = ConstraintResolver(self._lexicon)
+        # Constraint forms become words ("长续航版"), so a short cue inside them does not
+        # count; attribute phrases do not, so "快充多少" still yields "快充".
+        user_words = [
+            *(p for p, _ in self._lexicon.constraint_phrases),
+            *(self._normaliser.normalise(n) for e in entries for n in e.names),
+            *(w for ws in self._lexicon.brands.values() for w in ws),
+            *policy.other_brands,
+        ]
+        self._segmenter = WordSegmenter(w for w in user_words if not w.isascii())
+
+    @property
+    def normaliser(self) -> TextNormaliser:
+        return self._normaliser
+
+    def decide(self, text: str) -> SemanticDecision:
+        norm = self._normaliser.normalise(text)
+        if not norm:
+            return NoFingerprint("empty question")
+        boundaries = self._segmenter.boundaries(norm)
+        scan = self._products.scan(norm)
+        other = [
+            Mention(h.start, h.end, reason="brand we do not sell")
+            for h in self._other_brands.find(norm, boundaries)
+            if not any(h.start < m.end and m.start < h.end for m in (*scan.products, *scan.unknown))
+        ]
+        unknown = [*scan.unknown, *other]
+        masked = _mask(norm, scan.products, PRODUCT_MASK)
+        masked = _mask(masked, [*unknown, *scan.brands], UNKNOWN_MASK)
+
+        product_ids = scan.product_ids
+        category = self._products.category_of(product_ids[0]) if len(product_ids) == 1 else None
+        reading = self._constraints.read(masked, boundaries, category)
+
+        structural: dict[str, str] = {}
+        named = len(product_ids) + len({norm[m.start : m.end] for m in unknown})
+        if named >= 2:
+            structural["compare"] = f"names {named} products"
+        elif reading.conflicting_keys():
+            structural["compare"] = f"several values of {', '.join(reading.conflicting_keys())}"
+        if unknown and not product_ids:
+            structural["unknown_product"] = unknown[0].reason
+        bypass = self._gate.first_bypass(masked, boundaries, structural)
+        if bypass is not None:
+            return Bypass(*bypass)
+
+        attribute_hits = self._attributes.find(masked, boundaries)
+        constraint_spans = reading.spans()
+        attribute_hits = strip_inside(attribute_hits, constraint_spans)
+        choice = self._attributes.resolve(attribute_hits, category, reading.values)
+        if choice.attribute is None:
+            return NoFingerprint(choice.reason)
+        attribute = choice.attribute
+        spec = self._attributes.spec(attribute)
+        product = product_ids[0] if product_ids else None
+        if product is None:
+            if spec.kind != "policy":
+                return NoFingerprint("spec question without a catalog product")
+            if any(not _touches(m, choice.hits) for m in scan.brands):
+                return NoFingerprint("names a brand but no model")
+        constraint_choice = self._constraints.choose(
+            reading, attribute, self._specs.get(product) if product else None, masked, boundaries
+        )
+        if constraint_choice.problem is not None:
+            return NoFingerprint(constraint_choice.problem)
+        if constraint_choice.open_keys and any(h.label.startswith("#") for h in choice.hits):
+            # "是2亿像素吗" names the main camera without saying so: not the summary class.
+            return NoFingerprint(f"a stated value implies a {constraint_choice.open_keys[0]}")
+        stray = _unexplained_number(masked, [*reading.hits, *choice.hits])
+        if stray is not None:
+            return NoFingerprint(f"number not understood: {stray!r}")
+        return Fingerprint(
+            product=product,
+            attribute=attribute,
+            intent=spec.intent,
+            constraints=constraint_choice.constraints,
+        )
+
+
+def _mask(text: str, mentions: Sequence[Mention], mark: str) -> str:
+    if not mentions:
+        return text
+    chars = list(text)
+    for mention in mentions:
+        for i in range(mention.start, mention.end):
+            if not chars[i].isspace():
+                chars[i] = mark
+    return "".join(chars)
+
+
+def _touches(mention: Mention, hits: Sequence[Hit]) -> bool:
+    return any(h.start < mention.end and mention.start < h.end for h in hits)
+
+
+def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:
+    for index, ch in enumerate(masked):
+        if ch.isdigit() and not any(h.start <= index < h.end for h in explained):
+            end = index
+            while end < len(masked) and (masked[end].isdigit() or masked[end] == "."):
+                end += 1
+            return masked[index:end]
+    return None

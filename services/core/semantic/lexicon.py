@@ -1,0 +1,219 @@
+"""The vocabulary the extractor matches with, built from the parsed data files.
+
+``attributes.json`` gives the attribute ids, their kinds, the constraint keys each attribute
+allows and the synonyms and surface forms the business listed; ``semantic_lexicon.json``
+adds how shoppers actually write (colloquial phrasings, abbreviations, typos, measure
+words, value patterns such as ``88W`` or ``6.7寸``). Both arrive as plain mappings; this
+module only reshapes them into labelled phrase lists.
+
+Labels: ``attr`` is a strong attribute cue, ``~attr`` a weak one (used only when nothing
+stronger is found), ``#attr`` a value of that attribute (``5000毫安``); ``key=value`` is a
+constraint value. Any label may end in ``@cat1,cat2`` to restrict it to product categories.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from services.core.semantic.normalise import TextNormaliser
+
+UNSUPPORTED = "_unsupported"
+_ANNOTATED = re.compile(r"^(?P<phrase>.+?)\s*[((](?P<note>[^()()]+)[))]\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeSpec:
+    attribute_id: str
+    kind: str  # "spec" | "policy"
+    applies_to: frozenset[str]
+    constraint_values: Mapping[str, frozenset[str]]
+
+    @property
+    def constraint_keys(self) -> frozenset[str]:
+        return frozenset(self.constraint_values)
+
+    @property
+    def intent(self) -> str:
+        return "query_policy" if self.kind == "policy" else "query_spec"
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A parsed hit label."""
+
+    kind: str  # "strong" | "weak" | "value" | "constraint"
+    name: str  # attribute id, or constraint key
+    value: str  # constraint value ("" for attribute labels)
+    categories: frozenset[str]
+
+    def applies_to(self, category: str | None) -> bool:
+        return not self.categories or (category is not None and category in self.categories)
+
+
+def parse_label(label: str) -> Label:
+    body, _, cats = label.partition("@")
+    categories = frozenset(c for c in cats.split(",") if c)
+    if "=" in body:
+        key, _, value = body.partition("=")
+        return Label("constraint", key, value, categories)
+    if body.startswith("~"):
+        return Label("weak", body[1:], "", categories)
+    if body.startswith("#"):
+        return Label("value", body[1:], "", categories)
+    return Label("strong", body, "", categories)
+
+
+def _with_categories(label: str, categories: Iterable[str]) -> str:
+    cats = sorted(set(categories))
+    return f"{label}@{','.join(cats)}" if cats else label
+
+
+@dataclass(frozen=True, slots=True)
+class SlotLexicon:
+    """Everything the slot matchers need, as labelled phrases and patterns."""
+
+    attributes: Mapping[str, AttributeSpec]
+    attribute_phrases: tuple[tuple[str, str], ...]
+    attribute_patterns: tuple[tuple[str, str], ...]
+    constraint_phrases: tuple[tuple[str, str], ...]
+    constraint_patterns: tuple[tuple[str, str], ...]
+    constraint_hints: tuple[tuple[str, str], ...]
+    dominance: Mapping[str, frozenset[str]]
+    typos: Mapping[str, str]
+    brands: Mapping[str, tuple[str, ...]]
+    name_synonyms: tuple[tuple[str, ...], ...]
+    filler_tokens: tuple[str, ...]
+    series_words: tuple[str, ...]
+    store_variants: Mapping[str, frozenset[str]]
+    normaliser: TextNormaliser
+
+    @classmethod
+    def build(
+        cls,
+        attributes_doc: Mapping[str, Any],
+        lexicon_doc: Mapping[str, Any],
+        store_policies: Mapping[str, Any],
+        extra_words: Iterable[str] = (),
+    ) -> SlotLexicon:
+        typos = {str(k): str(v) for k, v in lexicon_doc.get("typos", {}).items()}
+        brands = {
+            str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
+        }
+        series_words = tuple(str(w) for w in lexicon_doc.get("series_words", ()))
+        normaliser = TextNormaliser(
+            typos, series_words, (*_raw_phrases(attributes_doc, lexicon_doc), *extra_words)
+        )
+        norm = normaliser.normalise
+        category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}
+
+        def split_annotation(phrase: str) -> tuple[str, tuple[str, ...]]:
+            match = _ANNOTATED.match(phrase)
+            if match and match.group("note") in category_words:
+                return match.group("phrase"), (category_words[match.group("note")],)
+            return phrase, ()
+
+        specs: dict[str, AttributeSpec] = {}
+        phrases: list[tuple[str, str]] = []
+        patterns: list[tuple[str, str]] = []
+        for attr_id, raw in attributes_doc.get("attributes", {}).items():
+            specs[attr_id] = AttributeSpec(
+                attribute_id=attr_id,
+                kind=str(raw.get("kind", "spec")),
+                applies_to=frozenset(raw.get("applies_to", ())),
+                constraint_values={
+                    str(k): frozenset(str(v) for v in vs)
+                    for k, vs in raw.get("constraints", {}).items()
+                },
+            )
+            for language_forms in raw.get("synonyms", {}).values():
+                for form in language_forms:
+                    phrase, cats = split_annotation(str(form))
+                    phrases.append((norm(phrase), _with_categories(attr_id, cats)))
+        for attr_id, raw in lexicon_doc.get("attributes", {}).items():
+            for form in raw.get("phrases", ()):
+                phrases.append((norm(str(form)), attr_id))
+            for form in raw.get("weak_phrases", ()):
+                phrases.append((norm(str(form)), f"~{attr_id}"))
+            for entry in raw.get("patterns", ()):
+                regex, cats = _pattern_entry(entry)
+                patterns.append((regex, _with_categories(attr_id, cats)))
+            for entry in raw.get("value_patterns", ()):
+                regex, cats = _pattern_entry(entry)
+                patterns.append((regex, _with_categories(f"#{attr_id}", cats)))
+
+        c_phrases: list[tuple[str, str]] = []
+        c_patterns: list[tuple[str, str]] = []
+        hints: list[tuple[str, str]] = []
+        for key, values in attributes_doc.get("constraint_values", {}).items():
+            for value, forms_by_language in values.items():
+                for forms in forms_by_language.values():
+                    for form in forms:
+                        phrase, cats = split_annotation(str(form))
+                        c_phrases.append((norm(phrase), _with_categories(f"{key}={value}", cats)))
+        for key, raw in lexicon_doc.get("constraints", {}).items():
+            for value, groups in raw.get("values", {}).items():
+                for group in groups:
+                    label = _with_categories(f"{key}={value}", group.get("categories", ()))
+                    c_phrases.extend((norm(str(p)), label) for p in group.get("phrases", ()))
+            for value, regexes in raw.get("patterns", {}).items():
+                c_patterns.extend((str(r), f"{key}={value}") for r in regexes)
+            hints.extend((str(r), key) for r in raw.get("hints", ()))
+
+        dominance = {
+            str(a): frozenset(str(b) for b in bs)
+            for a, bs in lexicon_doc.get("dominance", {}).items()
+        }
+        store_variants = {
+            attr: frozenset(k for k in text if isinstance(text, Mapping))
+            for attr, text in store_policies.items()
+            if isinstance(text, Mapping)
+        }
+        return cls(
+            attributes=specs,
+            attribute_phrases=tuple(phrases),
+            attribute_patterns=tuple(patterns),
+            constraint_phrases=tuple(c_phrases),
+            constraint_patterns=tuple(c_patterns),
+            constraint_hints=tuple(hints),
+            dominance=dominance,
+            typos=typos,
+            brands=brands,
+            name_synonyms=tuple(
+                tuple(str(p) for p in group) for group in lexicon_doc.get("name_synonyms", ())
+            ),
+            filler_tokens=tuple(str(t) for t in lexicon_doc.get("filler_tokens", ())),
+            series_words=series_words,
+            store_variants=store_variants,
+            normaliser=normaliser,
+        )
+
+    def all_phrases(self) -> Sequence[str]:
+        """Every literal phrase, to prime the word segmenter."""
+        return [p for p, _ in (*self.attribute_phrases, *self.constraint_phrases)]
+
+
+def _raw_phrases(attributes_doc: Mapping[str, Any], lexicon_doc: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    for raw in attributes_doc.get("attributes", {}).values():
+        for forms in raw.get("synonyms", {}).values():
+            out.extend(str(f) for f in forms)
+    for values in attributes_doc.get("constraint_values", {}).values():
+        for by_language in values.values():
+            for forms in by_language.values():
+                out.extend(str(f) for f in forms)
+    for raw in lexicon_doc.get("attributes", {}).values():
+        out.extend(str(f) for f in (*raw.get("phrases", ()), *raw.get("weak_phrases", ())))
+    for raw in lexicon_doc.get("constraints", {}).values():
+        for groups in raw.get("values", {}).values():
+            for group in groups:
+                out.extend(str(f) for f in group.get("phrases", ()))
+    return out
+
+
+def _pattern_entry(entry: Any) -> tuple[str, tuple[str, ...]]:
+    if isinstance(entry, Mapping):
+        return str(entry["re"]), tuple(str(c) for c in entry.get("categories", ()))
+    return str(entry), ()

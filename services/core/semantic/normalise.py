@@ -1,0 +1,131 @@
+"""Text normalisation shared by every matcher.
+
+One canonical form: Unicode NFKC (full-width letters, digits and punctuation become
+half-width), lower case, common shopper typos fixed, Chinese numerals turned into digits
+where they name a model or a measure (苹果十五 → 苹果15, 第二代 → 2代, 四十一毫米 → 41毫米)
+and whitespace collapsed. Numerals in ordinary words (三星, 一加, 一次, 三电) are kept:
+they are not numbers there, which is why a blind converter is not used.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_CN_UNITS = {"十": 10, "百": 100, "千": 1000}
+_CN_NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九十百千")
+_CN_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千]+")
+_SPACES = re.compile(r"\s+")
+# "2nd gen", "(2nd generation)", "第2代" all name the same generation as "2代".
+_ORDINAL_GENERATION = re.compile(r"\(?\s*(\d+)\s*(?:st|nd|rd|th)\s+gen(?:eration)?\s*\)?")
+_DI_GENERATION = re.compile(r"第\s*(\d+)\s*代")
+
+# A numeral is converted when it follows a Latin letter ("iphone十五", "pro二代") or
+# one of the series words handed in, or precedes one of these measure words.
+_UNIT_AFTER = ("代", "寸", "英寸", "毫米", "倍", "瓦", "核")
+
+
+def parse_chinese_numeral(run: str) -> int | None:
+    """Value of a Chinese numeral such as 十五, 六十, 一百二十八, 二五六 (digit by digit)."""
+    if not run:
+        return None
+    if all(ch in _CN_DIGITS for ch in run):
+        # Digit-by-digit reading (二五六 = 256); a single digit is itself.
+        value = 0
+        for ch in run:
+            value = value * 10 + _CN_DIGITS[ch]
+        return value
+    total = 0
+    pending = 0
+    for ch in run:
+        if ch in _CN_DIGITS:
+            pending = _CN_DIGITS[ch]
+        elif ch in _CN_UNITS:
+            unit = _CN_UNITS[ch]
+            total += (pending or 1) * unit
+            pending = 0
+        else:  # pragma: no cover - the regex only hands in numeral characters
+            return None
+    return total + pending
+
+
+class TextNormaliser:
+    """Normalises questions; built once from the lexicon's typo table and series words."""
+
+    __slots__ = ("_protected", "_series_words", "_typo_pattern", "_typos")
+
+    def __init__(
+        self,
+        typos: Mapping[str, str],
+        series_words: Iterable[str],
+        protected_words: Iterable[str] = (),
+    ) -> None:
+        self._typos = {k.lower(): v.lower() for k, v in typos.items()}
+        ordered = sorted(self._typos, key=len, reverse=True)
+        self._typo_pattern = (
+            re.compile("|".join(re.escape(t) for t in ordered)) if ordered else None
+        )
+        self._series_words = tuple(sorted({w.lower() for w in series_words if w}, key=len))
+        # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
+        self._protected = tuple(
+            sorted(
+                {w for w in protected_words if w[:1] in _CN_NUMERAL_CHARS}, key=len, reverse=True
+            )
+        )
+
+    def normalise(self, text: str) -> str:
+        out = unicodedata.normalize("NFKC", text).lower()
+        if self._typo_pattern is not None:
+            out = self._typo_pattern.sub(lambda m: self._typos[m.group(0)], out)
+        if _CN_NUMERAL_RUN.search(out):
+            out = _CN_NUMERAL_RUN.sub(self._convert_numeral, out)
+        out = _ORDINAL_GENERATION.sub(r" \1代", out)
+        out = _DI_GENERATION.sub(r"\1代", out)
+        return _SPACES.sub(" ", out).strip()
+
+    def _convert_numeral(self, match: re.Match[str]) -> str:
+        run = match.group(0)
+        text = match.string
+        if text.startswith(self._protected, match.start()):
+            return run
+        before = text[: match.start()].rstrip()
+        after = text[match.end() :].lstrip()
+        in_model_context = (
+            (before and before[-1].isascii() and before[-1].isalpha())
+            or before.endswith("第")
+            or any(before.endswith(word) for word in self._series_words)
+            or (after.startswith(_UNIT_AFTER) and not _is_relative_generation(before, after))
+        )
+        if not in_model_context:
+            return run
+        value = parse_chinese_numeral(run)
+        return run if value is None else str(value)
+
+
+def _is_relative_generation(before: str, after: str) -> bool:
+    # 上一代 / 下一代 / 这一代 are "previous/next/this generation", not generation 1.
+    return after.startswith("代") and before[-1:] in {
+        "上",
+        "下",
+        "这",
+        "那",
+        "前",
+        "新",
+        "老",
+        "每",
+    }

@@ -1,0 +1,131 @@
+"""Finding lexicon phrases and patterns in normalised text.
+
+All literal phrases of one kind are compiled into a single alternation (longest first,
+so each position yields its longest phrase); regex patterns run one by one. Latin phrases
+must not touch other letters ("os" never matches inside "cost"); one- and two-character
+Chinese phrases must sit on jieba word boundaries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One phrase or pattern found in the text."""
+
+    label: str
+    start: int
+    end: int
+    text: str
+
+    def inside(self, start: int, end: int) -> bool:
+        return start <= self.start and self.end <= end
+
+    def overlaps(self, other: Hit) -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+def _clear_edges(text: str, start: int, end: int) -> bool:
+    """A Latin phrase must not touch other letters, a number must not touch digits."""
+    first, last = text[start], text[end - 1]
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    if first.isascii() and first.isalpha() and before.isascii() and before.isalpha():
+        return False
+    if last.isascii() and last.isalpha() and after.isascii() and after.isalpha():
+        return False
+    if first.isdigit() and (before.isdigit() or before == "."):
+        return False
+    return not (last.isdigit() and (after.isdigit() or after == "."))
+
+
+def _needs_word_boundary(phrase: str) -> bool:
+    return len(phrase) <= 2 and all(_CJK.match(ch) for ch in phrase)
+
+
+class PhraseSet:
+    """Labelled literal phrases plus labelled regex patterns."""
+
+    __slots__ = ("_labels", "_literal", "_patterns", "_short_cjk")
+
+    def __init__(
+        self,
+        phrases: Iterable[tuple[str, str]],
+        patterns: Iterable[tuple[str, str]] = (),
+    ) -> None:
+        labels: dict[str, list[str]] = {}
+        for phrase, label in phrases:
+            key = phrase.lower().strip()
+            if key and label not in labels.setdefault(key, []):
+                labels[key].append(label)
+        self._labels = {k: tuple(v) for k, v in labels.items()}
+        ordered = sorted(self._labels, key=lambda p: (-len(p), p))
+        # Plain literals, longest first; edge checks happen in Python so that the regex
+        # engine can use its fast first-character scan.
+        self._literal = re.compile("|".join(re.escape(p) for p in ordered)) if ordered else None
+        self._short_cjk = frozenset(p for p in ordered if _needs_word_boundary(p))
+        # One alternation per label: fewer scans; overlaps within a label do not matter.
+        grouped: dict[str, list[str]] = {}
+        for pattern, label in patterns:
+            grouped.setdefault(label, []).append(pattern)
+        self._patterns = tuple(
+            (re.compile("|".join(f"(?:{p})" for p in group)), label)
+            for label, group in grouped.items()
+        )
+
+    def find(self, text: str, boundaries: frozenset[int]) -> list[Hit]:
+        hits: list[Hit] = []
+        literal = self._literal
+        if literal is not None:
+            position = 0
+            while True:
+                match = literal.search(text, position)
+                if match is None:
+                    break
+                phrase = match.group(0)
+                start, end = match.span()
+                if not _clear_edges(text, start, end) or (
+                    phrase in self._short_cjk and not _on_word(phrase, start, end, boundaries)
+                ):
+                    position = start + 1
+                    continue
+                hits.extend(Hit(label, start, end, phrase) for label in self._labels[phrase])
+                position = end
+        for pattern, label in self._patterns:
+            hits.extend(
+                Hit(label, m.start(), m.end(), m.group(0))
+                for m in pattern.finditer(text)
+                if m.end() > m.start()
+            )
+        return hits
+
+
+def _on_word(phrase: str, start: int, end: int, boundaries: frozenset[int]) -> bool:
+    # One character must be a word of its own (比, not the 比 of 比亚迪); two may also
+    # begin a longer word (分期 in 分期付款) but not sit inside one (续航 in 长续航).
+    if len(phrase) == 1:
+        return start in boundaries and end in boundaries
+    return start in boundaries
+
+
+def strip_inside(hits: Sequence[Hit], spans: Sequence[tuple[int, int]]) -> list[Hit]:
+    """Hits not lying wholly inside any of ``spans``."""
+    return [h for h in hits if not any(h.inside(s, e) for s, e in spans)]
+
+
+def outermost(hits: Sequence[Hit]) -> list[Hit]:
+    """Drop hits lying inside a strictly longer hit ("how much" inside "how much storage")."""
+    return [
+        h
+        for h in hits
+        if not any(
+            o is not h and h.inside(o.start, o.end) and (o.end - o.start) > (h.end - h.start)
+            for o in hits
+        )
+    ]

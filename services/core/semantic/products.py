@@ -1,0 +1,438 @@
+"""Which catalog product a question names, and whether it names one we do not sell.
+
+Every catalog name and alias is normalised and tokenised, expanded with the lexicon's
+name synonyms (iphone/ip/苹果, pro max/pm, ...) and brand prefixes, and put in a token
+trie. A question is scanned left to right for the longest alias. A match is refused, and
+recorded as an *unknown* product, when the words around it show that the user means a
+sibling we do not sell: a variant word right after it ("Mate 60 RS", "小米14 Pro",
+"Galaxy S24+") or another brand right before it ("小米15 Pro" is not an "iPhone 15 Pro").
+A series word followed by a model number that is no alias ("iPhone 14", "Mate 70",
+"MacBook Air M2", "Model S") is unknown too. A miss is always preferred to a wrong hit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from services.core.semantic.normalise import TextNormaliser
+from services.core.semantic.tokens import Token, Tokeniser
+
+_END = "\x00"
+_SIZE_WORDS = frozenset({"寸", "吋", "inch"})
+TokenTrie = dict[str, "TokenTrie | frozenset[str]"]
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogEntry:
+    """The parts of a catalog product the matcher needs."""
+
+    product_id: str
+    category: str
+    brand: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A span of the normalised text that names a product (or a brand, or an unknown one)."""
+
+    start: int
+    end: int
+    product_id: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ProductScan:
+    products: tuple[Mention, ...]
+    unknown: tuple[Mention, ...]
+    brands: tuple[Mention, ...]
+
+    @property
+    def product_ids(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for mention in self.products:
+            if mention.product_id is not None:
+                seen[mention.product_id] = None
+        return tuple(seen)
+
+    def spans(self) -> list[tuple[int, int]]:
+        return [(m.start, m.end) for m in (*self.products, *self.unknown, *self.brands)]
+
+
+def _trie_insert(trie: TokenTrie, key: Sequence[str], value: str) -> None:
+    node = trie
+    for token in key:
+        child = node.setdefault(token, {})
+        assert isinstance(child, dict)
+        node = child
+    existing = node.get(_END)
+    values = existing if isinstance(existing, frozenset) else frozenset()
+    node[_END] = values | {value}
+
+
+class ProductMatcher:
+    """Finds catalog products, unknown products and bare brand words in normalised text."""
+
+    def __init__(
+        self,
+        entries: Sequence[CatalogEntry],
+        *,
+        normaliser: TextNormaliser,
+        brand_words: Mapping[str, Sequence[str]],
+        name_synonyms: Sequence[Sequence[str]],
+        other_brand_words: Sequence[str],
+        variant_suffixes: Sequence[str],
+        filler_tokens: Iterable[str],
+        suffix_exceptions: Iterable[str] = (),
+        non_name_patterns: Iterable[str] = (),
+        adjective_suffixes: Iterable[str] = (),
+    ) -> None:
+        self._normaliser = normaliser
+        self._categories = {e.product_id: e.category for e in entries}
+        self._brand_of = {e.product_id: e.brand for e in entries}
+        self._filler = frozenset(filler_tokens)
+
+        words: set[str] = set()
+        raw_phrases = [
+            *(n for e in entries for n in e.names),
+            *(w for ws in brand_words.values() for w in ws),
+            *(w for group in name_synonyms for w in group),
+            *variant_suffixes,
+        ]
+        for phrase in raw_phrases:
+            words.update(_latin_words(normaliser.normalise(phrase)))
+        self.tokeniser = Tokeniser(words)
+
+        def key_of(phrase: str) -> tuple[str, ...]:
+            return tuple(t.text for t in self.tokeniser.tokens(normaliser.normalise(phrase)))
+
+        self._brand_keys = {
+            brand: tuple(k for k in (key_of(w) for w in ws) if k)
+            for brand, ws in brand_words.items()
+        }
+        self._suffix_keys = tuple(k for k in (key_of(s) for s in variant_suffixes) if k)
+        # Indexed by the token that must come next: (part the name must end with, rest).
+        by_next: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
+        for key in self._suffix_keys:
+            for overlap in range(len(key)):
+                by_next.setdefault(key[overlap], []).append((key[:overlap], key[overlap:]))
+        self._suffix_by_next = {k: tuple(v) for k, v in by_next.items()}
+        suffix_starts = {k[0] for k in self._suffix_keys}
+        # Phrases that begin with a variant word but are not one ("ultra wide camera").
+        # Variant words that are also adjectives ("max wired charging speed"): a variant
+        # unless an English spec phrase follows.
+        self._adjective_suffixes = frozenset(w.lower() for w in adjective_suffixes)
+        suffix_starts |= self._adjective_suffixes
+        phrase_keys = {key_of(p) for p in suffix_exceptions}
+        self._phrase_starts = frozenset(k[0] for k in phrase_keys if k and k[0].isascii())
+        exceptions: dict[str, list[tuple[str, ...]]] = {}
+        for key in phrase_keys:
+            if len(key) > 1 and key[0] in suffix_starts:
+                exceptions.setdefault(key[0], []).append(key)
+        self._suffix_exceptions = {k: tuple(v) for k, v in exceptions.items()}
+        # Things that look like "series + number" but are values ("IP68" is no iPhone 68).
+        self._non_names = tuple(re.compile(p) for p in non_name_patterns)
+        synonym_keys = [
+            tuple(k for k in (key_of(p) for p in group) if k) for group in name_synonyms
+        ]
+
+        aliases: dict[tuple[str, ...], set[str]] = {}
+        for entry in entries:
+            own_brands = self._brand_keys.get(entry.brand, ())
+            for name in entry.names:
+                base = key_of(name)
+                if not base:
+                    continue
+                for variant in _expand(base, synonym_keys, own_brands):
+                    aliases.setdefault(variant, set()).add(entry.product_id)
+        self._alias_trie: TokenTrie = {}
+        for key, ids in aliases.items():
+            for product_id in ids:
+                _trie_insert(self._alias_trie, key, product_id)
+
+        # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
+        # "macbook air"), plus every brand word. A head followed by a model number that
+        # is no alias names a product we do not sell.
+        self._head_trie: TokenTrie = {}
+        self._letter_heads: set[tuple[str, ...]] = set()
+        for key in aliases:
+            for cut in range(1, len(key)):
+                head = key[:cut]
+                if any(t[:1].isdigit() for t in head) or not _is_distinctive(head):
+                    continue
+                nxt = key[cut]
+                if nxt[:1].isdigit() or (
+                    len(nxt) == 1
+                    and nxt.isalpha()
+                    and cut + 1 < len(key)
+                    and key[cut + 1][:1].isdigit()
+                ):
+                    _trie_insert(self._head_trie, head, "series")
+                elif len(nxt) == 1 and nxt.isascii() and nxt.isalpha() and cut + 1 == len(key):
+                    _trie_insert(self._head_trie, head, "series")
+                    self._letter_heads.add(head)
+        for brand, keys in self._brand_keys.items():
+            for key in keys:
+                _trie_insert(self._head_trie, key, f"brand:{brand}")
+        others = tuple(normaliser.normalise(w) for w in other_brand_words)
+        self._foreign_words = {
+            brand: (
+                *(
+                    normaliser.normalise(w)
+                    for o, ws in brand_words.items()
+                    if o != brand
+                    for w in ws
+                ),
+                *others,
+            )
+            for brand in {e.brand for e in entries} | set(brand_words)
+        }
+
+    def category_of(self, product_id: str) -> str:
+        return self._categories[product_id]
+
+    def scan(self, text: str) -> ProductScan:
+        tokens = self.tokeniser.tokens(text)
+        products: list[Mention] = []
+        unknown: list[Mention] = []
+        brands: list[Mention] = []
+        index = 0
+        count = len(tokens)
+        while index < count:
+            found = self._walk(self._alias_trie, tokens, index)
+            if found is not None:
+                end, ids = found
+                start_char, end_char = tokens[index].start, tokens[end - 1].end
+                suffix_end = self._suffix_end(tokens, end)
+                if len(ids) != 1:
+                    unknown.append(Mention(start_char, end_char, reason="ambiguous name"))
+                elif suffix_end > end:
+                    unknown.append(
+                        Mention(
+                            start_char, tokens[suffix_end - 1].end, reason="variant we do not sell"
+                        )
+                    )
+                    end = suffix_end
+                else:
+                    (product_id,) = ids
+                    if self._foreign_prefix(text, tokens, index, product_id):
+                        unknown.append(
+                            Mention(start_char, end_char, reason="another brand's model")
+                        )
+                    else:
+                        products.append(Mention(start_char, end_char, product_id))
+                index = end
+                continue
+            head = self._walk(self._head_trie, tokens, index)
+            if head is not None:
+                end, labels = head
+                model_end = self._model_number_end(tokens, index, end)
+                if model_end is not None and self._is_value(text, tokens, index, model_end):
+                    model_end = None
+                if model_end is not None:
+                    model_end = max(model_end, self._suffix_end(tokens, model_end))
+                    unknown.append(
+                        Mention(
+                            tokens[index].start,
+                            tokens[model_end - 1].end,
+                            reason="model not in catalog",
+                        )
+                    )
+                    index = model_end
+                    continue
+                brand_labels = [label for label in labels if label.startswith("brand:")]
+                if brand_labels:
+                    brands.append(
+                        Mention(
+                            tokens[index].start, tokens[end - 1].end, reason=brand_labels[0][6:]
+                        )
+                    )
+                    index = end
+                    continue
+            index += 1
+        return ProductScan(tuple(products), tuple(unknown), tuple(brands))
+
+    def _walk(
+        self, trie: TokenTrie, tokens: Sequence[Token], start: int
+    ) -> tuple[int, frozenset[str]] | None:
+        node = trie
+        best: tuple[int, frozenset[str]] | None = None
+        index = start
+        while index < len(tokens):
+            token = tokens[index]
+            if index > start and not token.adjacent:
+                break  # punctuation ends a name
+            child = node.get(token.text)
+            if child is None:
+                if index > start and token.text in self._filler:
+                    index += 1  # "M3的MacBook Air"
+                    continue
+                break
+            assert isinstance(child, dict)
+            node = child
+            index += 1
+            values = node.get(_END)
+            if isinstance(values, frozenset):
+                best = (index, values)
+        return best
+
+    def _suffix_end(self, tokens: Sequence[Token], end: int) -> int:
+        """Index past a variant word that directly follows a name, else ``end``.
+
+        A multi-word suffix may overlap the end of the name: "pro max" after "iPhone 16 Pro"
+        only needs the "max".
+        """
+        if end >= len(tokens) or not tokens[end].adjacent:
+            return end
+        candidates = self._suffix_by_next.get(tokens[end].text, ())
+        for tail, rest in candidates:  # "pro max" after "... Pro": always a variant
+            ends_with_tail = tail and tuple(t.text for t in tokens[end - len(tail) : end]) == tail
+            if ends_with_tail and _starts_with(tokens, end, rest):
+                return end + len(rest)
+        if self._is_exception(tokens, end):
+            return end
+        for tail, rest in candidates:
+            if not tail and _starts_with(tokens, end, rest):
+                return end + len(rest)
+        word = tokens[end].text
+        if word in self._adjective_suffixes:
+            following = tokens[end + 1] if end + 1 < len(tokens) else None
+            if following is None or not (
+                following.adjacent and following.is_latin and following.text in self._phrase_starts
+            ):
+                return end + 1
+        last, nxt = tokens[end - 1], tokens[end]
+        # "15e", "S24s": a letter glued to a model number is another model.
+        if last.is_number and nxt.attached and nxt.is_latin and len(nxt.text) == 1:
+            return end + 1
+        return end
+
+    def _model_number_end(self, tokens: Sequence[Token], start: int, end: int) -> int | None:
+        if end >= len(tokens) or not tokens[end].adjacent:
+            return None
+        nxt = tokens[end]
+        if nxt.is_number:
+            return end + 1
+        if nxt.is_latin and len(nxt.text) <= 3 and end + 1 < len(tokens):
+            after = tokens[end + 1]
+            if after.is_number and after.attached:
+                return end + 2  # "p60", "su7", "t14", "m2"
+        head = tuple(t.text for t in tokens[start:end])
+        if head in self._letter_heads and nxt.is_latin and len(nxt.text) == 1:
+            return end + 1  # "model s"
+        if self._is_exception(tokens, end):
+            return None
+        for suffix in self._suffix_keys:
+            if len(suffix) == 1 and nxt.text == suffix[0] and nxt.is_latin:
+                return end + 1  # "apple watch ultra", "iphone se"
+        return None
+
+    def _foreign_prefix(
+        self,
+        text: str,
+        tokens: Sequence[Token],
+        index: int,
+        product_id: str,
+    ) -> bool:
+        first = tokens[index]
+        if index > 0 and first.attached and first.is_number and tokens[index - 1].is_latin:
+            return True  # "k15 pro" is not "15 pro"
+        if self._size_before(tokens, index):
+            return True  # "15英寸MacBook Air M3": a size the catalog's names do not carry
+        before = text[: first.start].rstrip()
+        if not before:
+            return False
+        for word in self._foreign_words.get(self._brand_of[product_id], ()):
+            if before.endswith(word):
+                ahead = before[: len(before) - len(word)]
+                if not (word[:1].isascii() and ahead[-1:].isascii() and ahead[-1:].isalpha()):
+                    return True
+        return False
+
+    def _is_exception(self, tokens: Sequence[Token], index: int) -> bool:
+        candidates = self._suffix_exceptions.get(tokens[index].text, ())
+        return any(_starts_with(tokens, index, key) for key in candidates)
+
+    def _size_before(self, tokens: Sequence[Token], index: int) -> bool:
+        if index < 2 or not tokens[index].adjacent or tokens[index - 1].text not in _SIZE_WORDS:
+            return False
+        before = index - 2
+        if tokens[before].text == "英" and before > 0:
+            before -= 1
+        return tokens[before].is_number and tokens[before + 1].adjacent
+
+    def _is_value(self, text: str, tokens: Sequence[Token], start: int, end: int) -> bool:
+        span = text[tokens[start].start : tokens[end - 1].end]
+        return any(p.fullmatch(span) for p in self._non_names)
+
+
+def _starts_with(tokens: Sequence[Token], index: int, key: Sequence[str]) -> bool:
+    if index + len(key) > len(tokens):
+        return False
+    return all(
+        tokens[index + i].text == part and tokens[index + i].adjacent for i, part in enumerate(key)
+    )
+
+
+def _latin_words(text: str) -> list[str]:
+    out: list[str] = []
+    word = []
+    for ch in text:
+        if ch.isascii() and ch.isalpha():
+            word.append(ch)
+        elif word:
+            out.append("".join(word))
+            word = []
+    if word:
+        out.append("".join(word))
+    return out
+
+
+def _is_distinctive(head: Sequence[str]) -> bool:
+    """A head must be a real series word, not a lone letter such as the "m" of "m3"."""
+    cjk = sum(1 for t in head if not t.isascii())
+    return cjk >= 2 or any(t.isascii() and t.isalpha() and len(t) >= 2 for t in head)
+
+
+def _replace(
+    key: tuple[str, ...], old: tuple[str, ...], new: tuple[str, ...]
+) -> list[tuple[str, ...]]:
+    out = []
+    width = len(old)
+    for i in range(len(key) - width + 1):
+        if key[i : i + width] == old:
+            out.append((*key[:i], *new, *key[i + width :]))
+    return out
+
+
+def _expand(
+    base: tuple[str, ...],
+    synonym_keys: Sequence[Sequence[tuple[str, ...]]],
+    own_brands: Sequence[tuple[str, ...]],
+) -> set[tuple[str, ...]]:
+    variants = {base}
+    for _ in range(2):  # two rounds: "苹果15 pro max" → "ip15 pm"
+        fresh: set[tuple[str, ...]] = set()
+        for key in variants:
+            for group in synonym_keys:
+                for old in group:
+                    for new in group:
+                        if new != old:
+                            fresh.update(_replace(key, old, new))
+        variants |= fresh
+    with_brands: set[tuple[str, ...]] = set()
+    for key in variants:
+        leading = next((b for b in own_brands if key[: len(b)] == b), None)
+        if leading is None:
+            with_brands.update((*b, *key) for b in own_brands)
+        else:
+            rest = key[len(leading) :]
+            # "华为Mate 60" → "Mate 60", but "小米14" never → "14".
+            if any(t.isascii() and t.isalpha() for t in rest) and not all(
+                t[:1].isdigit() for t in rest
+            ):
+                with_brands.add(rest)
+    return variants | with_brands

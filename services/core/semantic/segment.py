@@ -1,0 +1,41 @@
+"""Chinese word segmentation (jieba) used to keep short cues on word boundaries.
+
+Substring matching alone would read 比 inside 比亚迪 as "compare" or 续航 inside 长续航版
+as a range question. A cue of one or two Chinese characters therefore only counts when
+jieba, primed with the catalog's names and the lexicon's phrases, puts a word boundary on
+both of its ends.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+import jieba
+
+
+class WordSegmenter:
+    """A private jieba tokenizer, initialised once and quietly."""
+
+    __slots__ = ("_tokenizer",)
+
+    def __init__(self, user_words: Iterable[str]) -> None:
+        jieba.setLogLevel(logging.WARNING)
+        self._tokenizer = jieba.Tokenizer()
+        self._tokenizer.initialize()
+        for word in sorted(set(user_words)):
+            if word.strip():
+                # A high frequency makes jieba prefer the lexicon's words.
+                self._tokenizer.add_word(word, freq=100_000)
+
+    def words(self, text: str) -> list[str]:
+        return list(self._tokenizer.cut(text, HMM=False))
+
+    def boundaries(self, text: str) -> frozenset[int]:
+        """Character offsets where a word starts or ends."""
+        cuts = {0}
+        position = 0
+        for word in self._tokenizer.cut(text, HMM=False):
+            position += len(word)
+            cuts.add(position)
+        return frozenset(cuts)

@@ -1,0 +1,118 @@
+"""Product-name tokens: the unit the product matcher compares.
+
+Latin words, numbers and single Chinese characters; spaces and punctuation only separate
+them, so "Mate60Pro", "mate 60 pro" and "MATE 60 PRO" become the same tokens. A Latin run
+that is a concatenation of known name words ("promax", "airpodspro") is split into them,
+and the generation word 代 after a number is dropped ("Pro 2代" = "Pro 2").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+_TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)?|[\u3400-\u9fff]|\+")
+_GENERATION_WORD = "代"
+# Characters that join the parts of one name ("14-inch", "dm-i") like a space does.
+_JOINERS = " \t-_·()[]"
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    text: str
+    start: int
+    end: int
+    #: True when nothing (not even a space) separates this token from the previous one.
+    attached: bool
+    #: True when only whitespace (no punctuation) separates it from the previous one.
+    adjacent: bool
+
+    @property
+    def is_number(self) -> bool:
+        return self.text[:1].isdigit()
+
+    @property
+    def is_latin(self) -> bool:
+        return self.text[:1].isascii() and self.text[:1].isalpha()
+
+
+class Tokeniser:
+    """Splits normalised text into name tokens, with a vocabulary for compound words."""
+
+    __slots__ = ("_fuzzy_targets", "_splits", "_vocabulary")
+
+    def __init__(self, vocabulary: Iterable[str]) -> None:
+        self._vocabulary = frozenset(w for w in vocabulary if len(w) >= 2 and w.isalpha())
+        # Only long, distinctive name words are typo-corrected: short ones (apple, model,
+        # watch) are one edit away from ordinary English words (apply, modes, match).
+        self._fuzzy_targets = tuple(sorted(w for w in self._vocabulary if len(w) >= 6))
+        self._splits: dict[str, tuple[str, ...]] = {}
+
+    def tokens(self, text: str) -> list[Token]:
+        out: list[Token] = []
+        previous_end = 0
+        for match in _TOKEN.finditer(text):
+            start, end = match.span()
+            word = match.group(0)
+            gap = text[previous_end:start]
+            attached = not gap and bool(out)
+            adjacent = bool(out) and not gap.strip(_JOINERS)
+            previous_end = end
+            if word == _GENERATION_WORD and out and out[-1].is_number and adjacent:
+                continue
+            parts = self._split(word) if word.isalpha() and word.isascii() else (word,)
+            offset = start
+            for index, part in enumerate(parts):
+                out.append(
+                    Token(
+                        part,
+                        offset,
+                        offset + len(part),
+                        attached if index == 0 else True,
+                        adjacent if index == 0 else True,
+                    )
+                )
+                offset += len(part)
+        return out
+
+    def _split(self, word: str) -> tuple[str, ...]:
+        if word in self._vocabulary or len(word) < 4:
+            return (word,)
+        cached = self._splits.get(word)
+        if cached is None:
+            cached = _segment(word, self._vocabulary) or self._correct(word)
+            if len(self._splits) < 50_000:
+                self._splits[word] = cached
+        return cached
+
+    def _correct(self, word: str) -> tuple[str, ...]:
+        """A misspelt name word ("iphnoe", "samsumg", "macbok") becomes the word it misses."""
+        if len(word) < 5 or not self._fuzzy_targets:
+            return (word,)
+        limit = 2 if len(word) >= 8 else 1
+        found = process.extractOne(
+            word, self._fuzzy_targets, scorer=OSA.distance, score_cutoff=limit
+        )
+        if found is None or found[0][0] != word[0]:
+            return (word,)
+        return (str(found[0]),)
+
+
+def _segment(word: str, vocabulary: frozenset[str]) -> tuple[str, ...] | None:
+    """Split ``word`` entirely into vocabulary words (fewest pieces), or ``None``."""
+    best: list[tuple[str, ...] | None] = [None] * (len(word) + 1)
+    best[0] = ()
+    for end in range(2, len(word) + 1):
+        for start in range(0, end - 1):
+            head = best[start]
+            piece = word[start:end]
+            if head is not None and piece in vocabulary:
+                candidate = (*head, piece)
+                current = best[end]
+                if current is None or len(candidate) < len(current):
+                    best[end] = candidate
+    return best[len(word)]

@@ -1,0 +1,340 @@
+"""Replaying labelled questions against a semantic cache and scoring it.
+
+The cache starts empty. Each of five seeded shuffles replays every question once: a
+question with a fingerprint looks up its key; on a miss the cache is filled with an answer
+labelled by the question's true ``cid`` (``None`` for a bypass question, which is itself a
+leak). Scores are averaged over the shuffles:
+
+* ``hit_rate``: correct hits / questions whose ``cid`` was seen earlier in the shuffle;
+* ``false_hit_rate``: hits that served another class's answer / all questions;
+* ``bypass_leaks``: bypass-labelled questions served from or stored into the cache;
+* ``coverage``: cacheable questions that got a fingerprint.
+
+Decisions are computed once per question (the extractor is deterministic), so a shuffle
+replay is only dictionary work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import statistics
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from services.core.semantic.fingerprint import Bypass, Fingerprint, SemanticDecision
+
+SHUFFLES = 5
+WORST_ERRORS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledQuery:
+    query_id: str
+    text: str
+    lang: str
+    intent: str
+    cacheable: bool
+    cid: str | None
+
+
+class QueryFileError(ValueError):
+    def __init__(self, path: Path, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = path
+        self.line = line
+        self.message = message
+
+
+def read_queries(path: Path) -> list[LabelledQuery]:
+    """Read a ``queries_dev.jsonl``-format file (any ids)."""
+    out: list[LabelledQuery] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            out.append(
+                LabelledQuery(
+                    query_id=str(raw["id"]),
+                    text=str(raw["text"]),
+                    lang=str(raw.get("lang", "unknown")),
+                    intent=str(raw["intent"]),
+                    cacheable=bool(raw["cacheable"]),
+                    cid=str(raw["cid"]) if raw.get("cid") is not None else None,
+                )
+            )
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise QueryFileError(path, number, f"not a labelled query: {exc}") from exc
+    return out
+
+
+def split_part(
+    queries: Sequence[LabelledQuery], part: str, ratio: float = 0.7
+) -> list[LabelledQuery]:
+    """A fixed split by a hash of the id: ``develop`` (ratio) or ``heldback`` (the rest)."""
+    if part == "all":
+        return list(queries)
+    if part not in {"develop", "heldback"}:
+        raise ValueError(f"unknown part {part!r}")
+    threshold = round(ratio * 10)
+
+    def in_develop(q: LabelledQuery) -> bool:
+        return int(hashlib.sha256(q.query_id.encode()).hexdigest(), 16) % 10 < threshold
+
+    return [q for q in queries if in_develop(q) == (part == "develop")]
+
+
+class ReplayCache(Protocol):
+    """What a replay needs from a cache under test; queries are referred to by index."""
+
+    def reset(self) -> None: ...
+
+    def admits(self, index: int) -> bool:
+        """Whether the query looks up and fills at all (False: bypass or no fingerprint)."""
+        ...
+
+    def lookup(self, index: int) -> tuple[bool, str | None]:
+        """(hit, cid of the answer served)."""
+        ...
+
+    def store(self, index: int, cid: str | None) -> None: ...
+
+
+class KeyedCache:
+    """The fingerprint cache: an exact-key dictionary."""
+
+    def __init__(self, keys: Sequence[str | None]) -> None:
+        self._keys = keys
+        self._entries: dict[str, str | None] = {}
+
+    def reset(self) -> None:
+        self._entries = {}
+
+    def admits(self, index: int) -> bool:
+        return self._keys[index] is not None
+
+    def lookup(self, index: int) -> tuple[bool, str | None]:
+        key = self._keys[index]
+        if key is not None and key in self._entries:
+            return True, self._entries[key]
+        return False, None
+
+    def store(self, index: int, cid: str | None) -> None:
+        key = self._keys[index]
+        if key is not None:
+            self._entries[key] = cid
+
+
+@dataclass
+class _Tally:
+    queries: int = 0
+    seen_before: int = 0
+    correct_hits: int = 0
+    false_hits: int = 0
+    leaks: int = 0
+    cacheable: int = 0
+    covered: int = 0
+
+    def add(self, other: _Tally) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def scores(self, runs: int) -> dict[str, float | int]:
+        return {
+            "queries": self.queries // runs,
+            "hit_rate": _ratio(self.correct_hits, self.seen_before),
+            "false_hit_rate": _ratio(self.false_hits, self.queries),
+            "bypass_leaks": self.leaks / runs,
+            "coverage": _ratio(self.covered, self.cacheable),
+            "correct_hits": self.correct_hits / runs,
+            "false_hits": self.false_hits / runs,
+            "seen_before": self.seen_before / runs,
+        }
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return round(numerator / denominator, 6) if denominator else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Event:
+    index: int
+    kind: str  # "false_hit" | "leak" | "miss"
+    served: str | None
+
+
+def replay(
+    queries: Sequence[LabelledQuery], cache: ReplayCache, seed: int, shuffles: int = SHUFFLES
+) -> tuple[dict[str, _Tally], list[_Event]]:
+    """Replay ``shuffles`` seeded orders; tallies per group ("all", "intent:x", "lang:y")."""
+    tallies: dict[str, _Tally] = defaultdict(_Tally)
+    events: list[_Event] = []
+    for run in range(shuffles):
+        order = list(range(len(queries)))
+        random.Random(seed * 1000 + run).shuffle(order)  # noqa: S311 - reproducible shuffles, not crypto
+        cache.reset()
+        seen: set[str] = set()
+        for index in order:
+            query = queries[index]
+            tally = _Tally(queries=1)
+            admitted = cache.admits(index)
+            was_seen = query.cid is not None and query.cid in seen
+            tally.seen_before = int(query.cacheable and was_seen)
+            if query.cacheable:
+                tally.cacheable = 1
+                tally.covered = int(admitted)
+            if admitted:
+                hit, served = cache.lookup(index)
+                if hit:
+                    if query.cacheable and served == query.cid:
+                        tally.correct_hits = 1
+                    else:
+                        tally.false_hits = 1
+                        events.append(_Event(index, "false_hit", served))
+                else:
+                    cache.store(index, query.cid)
+                if not query.cacheable:
+                    tally.leaks = 1
+                    events.append(_Event(index, "leak", served if hit else None))
+            if tally.seen_before and not tally.correct_hits and not tally.false_hits:
+                events.append(_Event(index, "miss", None))
+            if query.cid is not None:
+                seen.add(query.cid)
+            for group in ("all", f"intent:{query.intent}", f"lang:{query.lang}"):
+                tallies[group].add(tally)
+    return tallies, events
+
+
+def score_cache(
+    queries: Sequence[LabelledQuery], cache: ReplayCache, seed: int, shuffles: int = SHUFFLES
+) -> dict[str, Any]:
+    """Overall scores only (used for baselines)."""
+    tallies, _ = replay(queries, cache, seed, shuffles)
+    return tallies["all"].scores(shuffles)
+
+
+def _summarise(
+    tallies: Mapping[str, _Tally], shuffles: int
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    overall = tallies["all"].scores(shuffles)
+    by_intent = {
+        group.split(":", 1)[1]: t.scores(shuffles)
+        for group, t in sorted(tallies.items())
+        if group.startswith("intent:")
+    }
+    by_lang = {
+        group.split(":", 1)[1]: t.scores(shuffles)
+        for group, t in sorted(tallies.items())
+        if group.startswith("lang:")
+    }
+    return overall, by_intent, by_lang
+
+
+def describe(decision: SemanticDecision) -> str:
+    if isinstance(decision, Fingerprint):
+        return f"fingerprint {decision.cid}"
+    if isinstance(decision, Bypass):
+        return f"bypass {decision.intent} ({decision.reason})"
+    return f"no fingerprint ({decision.reason})"
+
+
+def evaluate_extractor(
+    queries: Sequence[LabelledQuery],
+    decide: Callable[[str], SemanticDecision],
+    seed: int = 0,
+    shuffles: int = SHUFFLES,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Score the fingerprint cache on ``queries``."""
+    decisions: list[SemanticDecision] = []
+    timings: list[float] = []
+    for number, query in enumerate(queries, start=1):
+        started = time.perf_counter()
+        decisions.append(decide(query.text))
+        timings.append(time.perf_counter() - started)
+        if progress is not None:
+            progress(number)
+    keys = [d.key if isinstance(d, Fingerprint) else None for d in decisions]
+    tallies, events = replay(queries, KeyedCache(keys), seed, shuffles)
+    overall, by_intent, by_lang = _summarise(tallies, shuffles)
+    decided: dict[str, Counter[str]] = defaultdict(Counter)
+    for query, decision in zip(queries, decisions, strict=True):
+        outcome = (
+            "fingerprint"
+            if isinstance(decision, Fingerprint)
+            else f"bypass:{decision.intent}"
+            if isinstance(decision, Bypass)
+            else "no_fingerprint"
+        )
+        decided[query.intent][outcome] += 1
+    for intent, counts in decided.items():
+        by_intent.setdefault(intent, {})["decisions"] = dict(counts.most_common())
+        cid_exact = sum(
+            1
+            for q, d in zip(queries, decisions, strict=True)
+            if q.intent == intent and isinstance(d, Fingerprint) and d.cid == q.cid
+        )
+        by_intent[intent]["fingerprint_equals_label"] = cid_exact
+    return {
+        **overall,
+        "by_intent": by_intent,
+        "by_lang": by_lang,
+        "worst_errors": _worst(queries, events, [describe(d) for d in decisions], shuffles),
+        "latency_ms": _latency(timings),
+    }
+
+
+def _worst(
+    queries: Sequence[LabelledQuery],
+    events: Iterable[_Event],
+    decisions: Sequence[str],
+    shuffles: int,
+) -> list[dict[str, Any]]:
+    severity = {"leak": 0, "false_hit": 1, "miss": 2}
+    counted: Counter[tuple[int, str]] = Counter()
+    served: dict[tuple[int, str], str | None] = {}
+    for event in events:
+        counted[(event.index, event.kind)] += 1
+        served.setdefault((event.index, event.kind), event.served)
+    ranked = sorted(counted.items(), key=lambda item: (severity[item[0][1]], -item[1], item[0][0]))
+    out = []
+    for (index, kind), count in ranked[:WORST_ERRORS]:
+        query = queries[index]
+        out.append(
+            {
+                "id": query.query_id,
+                "kind": kind,
+                "text": query.text,
+                "label_intent": query.intent,
+                "label_cid": query.cid,
+                "decision": decisions[index],
+                "served_cid": served[(index, kind)] if kind != "miss" else None,
+                "per_shuffle": round(count / shuffles, 3),
+            }
+        )
+    return out
+
+
+def _latency(timings: Sequence[float]) -> dict[str, float]:
+    if not timings:
+        return {}
+    ordered = sorted(timings)
+    return {
+        "p50": round(statistics.median(ordered) * 1000, 4),
+        "p99": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 4),
+        "mean": round(statistics.fmean(ordered) * 1000, 4),
+    }
+
+
+def meets_targets(report: Mapping[str, Any]) -> dict[str, bool]:
+    return {
+        "hit_rate>=0.95": report["hit_rate"] >= 0.95,
+        "false_hit_rate<=0.001": report["false_hit_rate"] <= 0.001,
+        "bypass_leaks==0": report["bypass_leaks"] == 0,
+    }

@@ -1,0 +1,89 @@
+"""Shared fixtures: real Redis, real Postgres, a real Kafka-protocol broker (Tansu).
+
+Nothing here fakes infrastructure. Each test gets its own Redis key prefix and each
+session its own Postgres schema, so parallel runs never see each other's data, and
+nothing is flushed.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import redis
+import redis.asyncio as aioredis
+import sqlalchemy as sa
+
+from services.adapters.embedded_broker import EmbeddedBroker
+from services.core.keys import KeySpace
+
+REDIS_URL = os.environ.get("CACHECOH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+POSTGRES_URL = os.environ.get(
+    "CACHECOH_TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:  # a missing service is a failure, never a skip
+        pytest.fail(f"Redis is required at {REDIS_URL}: {exc}")
+    finally:
+        client.close()
+    return REDIS_URL
+
+
+@pytest.fixture
+def keyspace(redis_url: str) -> Iterator[KeySpace]:
+    """A private key prefix; its keys are removed after the test."""
+    space = KeySpace(prefix=f"cctest-{uuid.uuid4().hex[:12]}")
+    yield space
+    client = redis.Redis.from_url(redis_url)
+    try:
+        # Cleanup only (tests, not a hot path): drop everything under the prefix.
+        batch = []
+        for key in client.scan_iter(match=f"{space.prefix}:*", count=1000):
+            batch.append(key)
+            if len(batch) >= 1000:
+                client.unlink(*batch)
+                batch.clear()
+        if batch:
+            client.unlink(*batch)
+    finally:
+        client.close()
+
+
+@pytest.fixture
+async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.Redis.from_url(redis_url)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A fresh schema in the local Postgres for this session, dropped at the end."""
+    schema = f"cctest_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(POSTGRES_URL)
+    try:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    except sa.exc.OperationalError as exc:
+        pytest.fail(f"Postgres is required at {POSTGRES_URL}: {exc}")
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    yield f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}"
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedBroker]:
+    """One Tansu broker for the session, on a free port."""
+    log_file = tmp_path_factory.mktemp("broker") / "tansu.log"
+    with EmbeddedBroker(log_file=log_file) as running:
+        yield running

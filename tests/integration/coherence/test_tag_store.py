@@ -1,0 +1,101 @@
+"""The Lua scripts against the real Redis: lookup, guarded fill, bump, lazy delete."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from services.adapters.redis_tag_store import LookupStatus, RedisTagStore
+from services.core.keys import KeySpace, Layer
+from services.core.mapping import ProductBump
+from services.core.tags import answer_tags
+
+pytestmark = __import__("pytest").mark.integration
+
+
+def _fields(slot: str, *variants: str) -> list[str]:
+    return [t.field for t in answer_tags("iphone_15", "query_spec", [slot], variants)]
+
+
+async def test_fill_then_lookup_serves_until_a_tag_is_bumped(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    store = RedisTagStore(redis_client, keyspace)
+    snap = await store.snapshot("iphone_15", _fields("battery_life"))
+    assert await store.fill(Layer.SEMANTIC, "d1", snap, b'{"a":1}', ttl_ms=60_000)
+    hit = await store.lookup("iphone_15", Layer.SEMANTIC, "d1")
+    assert hit.status is LookupStatus.HIT and hit.body == b'{"a":1}'
+
+    other = await store.snapshot("iphone_15", _fields("weight"))
+    assert await store.fill(Layer.SEMANTIC, "d2", other, b"w", ttl_ms=60_000)
+
+    bumped = await store.bump(
+        ProductBump("iphone_15", ("s:battery_life",)), event_id="e1", spec_version=2
+    )
+    assert bumped.applied
+    assert (await store.lookup("iphone_15", Layer.SEMANTIC, "d1")).status is LookupStatus.STALE
+    # lazily deleted: the second lookup finds nothing
+    assert (await store.lookup("iphone_15", Layer.SEMANTIC, "d1")).status is LookupStatus.MISS
+    assert (await store.lookup("iphone_15", Layer.SEMANTIC, "d2")).status is LookupStatus.HIT
+
+
+async def test_fill_with_an_old_snapshot_is_refused(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    store = RedisTagStore(redis_client, keyspace)
+    snap = await store.snapshot("iphone_15", _fields("battery_life"))
+    await store.bump(ProductBump("iphone_15", ("p",)), event_id="e1", spec_version=2)
+    assert not await store.fill(Layer.SEMANTIC, "d1", snap, b"old", ttl_ms=60_000)
+    assert (await store.lookup("iphone_15", Layer.SEMANTIC, "d1")).status is LookupStatus.MISS
+
+
+async def test_variant_bump_spares_other_variants(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    store = RedisTagStore(redis_client, keyspace)
+    for digest, variants in (("v256", ("256GB",)), ("v512", ("512GB",)), ("all", ())):
+        snap = await store.snapshot("iphone_15", _fields("price", *variants))
+        assert await store.fill(Layer.SEMANTIC, digest, snap, digest.encode(), ttl_ms=60_000)
+    await store.bump(
+        ProductBump("iphone_15", ("s:price.256GB", "s:price.*")), event_id="e", spec_version=2
+    )
+    statuses = {
+        d: (await store.lookup("iphone_15", Layer.SEMANTIC, d)).status
+        for d in ("v256", "v512", "all")
+    }
+    assert statuses == {
+        "v256": LookupStatus.STALE,
+        "v512": LookupStatus.HIT,
+        "all": LookupStatus.STALE,
+    }
+
+
+async def test_duplicate_event_id_bumps_once(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    store = RedisTagStore(redis_client, keyspace)
+    bump = ProductBump("iphone_15", ("s:weight",))
+    first = await store.bump(bump, event_id="same", spec_version=3)
+    second = await store.bump(bump, event_id="same", spec_version=3)
+    assert first.applied and not second.applied
+    gens = await store.generations("iphone_15")
+    assert gens["_spec_version"] == "3"
+
+
+async def test_lost_generation_hash_never_resurrects_an_entry(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    """If the generations hash is evicted or lost, old entries must not match again."""
+    store = RedisTagStore(redis_client, keyspace)
+    snap = await store.snapshot("iphone_15", _fields("weight"))
+    assert await store.fill(Layer.SEMANTIC, "d", snap, b"x", ttl_ms=60_000)
+    await redis_client.delete(keyspace.generations("iphone_15"))
+    await store.snapshot("iphone_15", _fields("weight"))  # recreates with fresh values
+    assert (await store.lookup("iphone_15", Layer.SEMANTIC, "d")).status is LookupStatus.STALE
+
+
+async def test_every_entry_has_a_ttl(redis_client: aioredis.Redis, keyspace: KeySpace) -> None:
+    store = RedisTagStore(redis_client, keyspace)
+    snap = await store.snapshot("iphone_15", _fields("weight"))
+    await store.fill(Layer.SEMANTIC, "d", snap, b"x", ttl_ms=5_000)
+    ttl = await redis_client.pttl(keyspace.entry("iphone_15", Layer.SEMANTIC, "d"))
+    assert 0 < ttl <= 5_000

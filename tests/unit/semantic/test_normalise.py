@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.normalise import TextNormaliser, parse_chinese_numeral
+
+
+@pytest.mark.parametrize(
+    ("run", "value"),
+    [
+        ("十五", 15),
+        ("十", 10),
+        ("六十", 60),
+        ("一百二十八", 128),
+        ("二五六", 256),
+        ("四十一", 41),
+        ("两", 2),
+    ],
+)
+def test_chinese_numerals(run: str, value: int) -> None:
+    assert parse_chinese_numeral(run) == value
+
+
+@pytest.fixture(scope="module")
+def normaliser() -> TextNormaliser:
+    return TextNormaliser({"冲电": "充电"}, ["苹果", "小米"], ["三电质保", "七天无理由"])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("苹果十五电池", "苹果15电池"),
+        ("iPhone十五Pro", "iphone15pro"),
+        ("AirPods Pro 第二代", "airpods pro 2代"),
+        ("AirPods Pro (2nd generation)", "airpods pro 2代"),
+        ("四十一毫米", "41毫米"),
+        ("ＩＰＨＯＮＥ　１５", "iphone 15"),
+        ("有线冲电多少W", "有线充电多少w"),
+        # Numerals inside ordinary words stay words.
+        ("三星S24", "三星s24"),
+        ("汉EV三电质保", "汉ev三电质保"),
+        ("七天无理由", "七天无理由"),
+        ("下一代什么时候出", "下一代什么时候出"),
+        ("一次充电", "一次充电"),
+    ],
+)
+def test_normalise(normaliser: TextNormaliser, text: str, expected: str) -> None:
+    assert normaliser.normalise(text) == expected
