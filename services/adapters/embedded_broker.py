@@ -6,6 +6,7 @@ holds is gone when it stops. Production uses Apache Kafka (see compose.yaml).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -94,10 +95,8 @@ class EmbeddedBroker:
         if self._process is None:
             return
         if self._process.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(self._process.pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
             self._process.terminate()
             try:
                 self._process.wait(timeout=5)

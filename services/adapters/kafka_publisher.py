@@ -6,6 +6,7 @@ failures become ``PublishError`` with a one-line message, within the configured 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -78,7 +79,9 @@ class SpecUpdatePublisher:
             future = self._producer.send(self.topic, key=key, value=value, headers=list(headers))
             meta = future.get(timeout=self._timeout_s)
         except KafkaError as exc:
-            raise PublishError(f"Kafka at {self.bootstrap} did not take the event: {_describe(exc)}") from exc
+            raise PublishError(
+                f"Kafka at {self.bootstrap} did not take the event: {_describe(exc)}"
+            ) from exc
         return Published(meta.topic, meta.partition, meta.offset)
 
     def publish_many(self, events: Sequence[ProductSpecUpdated]) -> list[Published]:
@@ -89,7 +92,9 @@ class SpecUpdatePublisher:
             ]
             metas = [f.get(timeout=self._timeout_s) for f in futures]
         except KafkaError as exc:
-            raise PublishError(f"Kafka at {self.bootstrap} did not take the batch: {_describe(exc)}") from exc
+            raise PublishError(
+                f"Kafka at {self.bootstrap} did not take the batch: {_describe(exc)}"
+            ) from exc
         return [Published(m.topic, m.partition, m.offset) for m in metas]
 
     def close(self) -> None:
@@ -124,10 +129,9 @@ def ensure_topics(
         existing = set(admin.list_topics())
         missing = [NewTopic(n, p, 1) for n, p in topics if n not in existing]
         if missing:
-            try:
+            # A concurrent creator winning is the same outcome.
+            with contextlib.suppress(TopicAlreadyExistsError):
                 admin.create_topics(missing, timeout_ms=int(timeout_s * 1000))
-            except TopicAlreadyExistsError:
-                pass  # a concurrent creator won; same outcome
             log.info("created topics %s", [t.name for t in missing])
     except KafkaError as exc:
         raise PublishError(f"topic setup failed at {bootstrap}: {_describe(exc)}") from exc

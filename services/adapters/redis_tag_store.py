@@ -119,6 +119,28 @@ class RedisTagStore:
         )
         return bool(stored)
 
+    async def fill_many(
+        self, fills: Sequence[tuple[Layer, str, Snapshot, bytes]], ttl_ms: int
+    ) -> list[bool]:
+        """Guarded fills in one pipeline (warm-up and benchmarks); one result per fill."""
+        if ttl_ms <= 0:
+            raise ValueError("every entry needs a TTL backstop")
+
+        async def run() -> list[Any]:
+            pipe = self._client.pipeline(transaction=False)
+            for layer, digest, snapshot, body in fills:
+                await self._fill(
+                    keys=[
+                        self.keys.entry(snapshot.product, layer, digest),
+                        self.keys.generations(snapshot.product),
+                    ],
+                    args=[ttl_ms, encode_entry(snapshot, body)],
+                    client=pipe,  # type: ignore[arg-type]  # redis-py accepts pipelines
+                )
+            return list(await pipe.execute())
+
+        return [bool(r) for r in await self._call("fill pipeline", run)]
+
     async def bump(self, bump: ProductBump, *, event_id: str, spec_version: int) -> BumpResult:
         """Increment a product's generations for one event (idempotent per event id)."""
         gens_key = self.keys.generations(bump.product)
@@ -135,12 +157,35 @@ class RedisTagStore:
                 ],
             ),
         )
-        if int(raw[0]) == 0:
-            return BumpResult(applied=False)
-        return BumpResult(
-            applied=True,
-            generations=tuple(zip(bump.fields, (int(g) for g in raw[1:]), strict=True)),
-        )
+        return _bump_result(bump, raw)
+
+    async def bump_many(self, bumps: Sequence[tuple[ProductBump, str, int]]) -> list[BumpResult]:
+        """Several bumps (bump, event id, spec version) in one pipeline, one round trip.
+
+        Bumps commute (increments, a max, set-if-absent markers), so their order inside
+        the pipeline does not matter; a retried pipeline re-applies nothing twice.
+        """
+
+        async def run() -> list[Any]:
+            pipe = self._client.pipeline(transaction=False)
+            for bump, event_id, spec_version in bumps:
+                await self._bump(
+                    keys=[
+                        self.keys.generations(bump.product),
+                        self.keys.seen_event(bump.product, event_id),
+                    ],
+                    args=[
+                        self._dedupe_ttl_ms,
+                        self._generations_ttl_ms,
+                        spec_version,
+                        *bump.fields,
+                    ],
+                    client=pipe,  # type: ignore[arg-type]  # redis-py accepts pipelines
+                )
+            return list(await pipe.execute())
+
+        raw = await self._call("bump pipeline", run)
+        return [_bump_result(bump, r) for (bump, _, _), r in zip(bumps, raw, strict=True)]
 
     async def generations(self, product: str) -> dict[str, str]:
         """All generation fields of a product (admin and checker reads)."""
@@ -154,6 +199,15 @@ class RedisTagStore:
 
     async def ping(self) -> bool:
         return bool(await self._call("ping", lambda: self._client.ping()))
+
+
+def _bump_result(bump: ProductBump, raw: list[Any]) -> BumpResult:
+    if int(raw[0]) == 0:
+        return BumpResult(applied=False)
+    return BumpResult(
+        applied=True,
+        generations=tuple(zip(bump.fields, (int(g) for g in raw[1:]), strict=True)),
+    )
 
 
 def _text(value: Any) -> str:

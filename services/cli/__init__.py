@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from services.cli import bench, check, db, demo, eval, publish, serve, worker
+from services.cli import bench, check, db, demo, eval, publish, serve, specs, worker
 
 app = typer.Typer(
     name="cachecoh",
@@ -24,6 +24,7 @@ app.add_typer(bench.app, name="bench")
 app.add_typer(eval.app, name="eval")
 app.add_typer(check.app, name="check")
 app.add_typer(db.app, name="db")
+app.add_typer(specs.app, name="specs")
 app.command(name="demo")(demo.demo)
 
 

@@ -1,8 +1,8 @@
 """The faust application: one agent on the spec-update topic.
 
-Acks are manual (``stream.noack()``): faust's automatic ack runs in a ``finally`` and
-would ack an event whose processing was cancelled or crashed, letting the next commit
-skip it. Here an event is acked only after its bump is acknowledged by Redis and its
+Acks are manual (``stream.noack()``, ``noack_take``): faust's automatic ack runs in a
+``finally`` and would ack an event whose processing was cancelled or crashed, letting
+the next commit skip it. Here an event is acked only after its bump is acknowledged by Redis and its
 audit row is committed; faust commits only contiguous acked offsets.
 """
 
@@ -35,6 +35,7 @@ def create_app(
         settings.consumer_group,
         broker=f"kafka://{settings.kafka_bootstrap}",
         store="memory://",
+        datadir=str(settings.state_dir),
         web_enabled=False,
         topic_disable_leader=True,
         topic_partitions=settings.topic_partitions,
@@ -71,17 +72,26 @@ def create_app(
 
     async def consume(stream: Any) -> None:
         manual = stream.noack()
-        async for event in manual.events():
-            message = event.message
-            audit = await handler.handle(
-                RawRecord(message.topic, message.partition, message.offset, message.key, message.value)
-            )
-            positions[message.partition] = message.offset + 1
+        # Records that arrived together are applied together: one Redis round trip.
+        async for batch in manual.noack_take(settings.batch_max, within=settings.batch_window_s):
+            records = [
+                RawRecord(
+                    e.message.topic,
+                    e.message.partition,
+                    e.message.offset,
+                    e.message.key,
+                    e.message.value,
+                )
+                for e in batch
+            ]
+            audits = await handler.handle_batch(records)
+            for event, audit in zip(batch, audits, strict=True):
+                positions[event.message.partition] = event.message.offset + 1
 
-            async def ack(event: Any = event) -> None:
-                await manual.ack(event)
+                async def ack(event: Any = event) -> None:
+                    await manual.ack(event)
 
-            await audit_writer.submit(audit, ack)
+                await audit_writer.submit(audit, ack)
 
     app.agent(source, name="apply-spec-updates", concurrency=1)(consume)
 
@@ -96,9 +106,12 @@ def create_app(
             try:
                 high = consumer.highwater(tp)
             except Exception:  # noqa: BLE001 - a metric must never stop the worker
+                log.debug("no high-water mark for %s yet", tp)
                 continue
             if high is not None and tp.partition in positions:
-                metrics.consumer_lag.labels(str(tp.partition)).set(max(0, high - positions[tp.partition]))
+                metrics.consumer_lag.labels(str(tp.partition)).set(
+                    max(0, high - positions[tp.partition])
+                )
 
     app.task(write_audit)
     app.timer(interval=1.0)(report_consumer_lag)

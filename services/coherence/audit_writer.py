@@ -28,7 +28,7 @@ class AuditWriter:
     batch_size: int = 500
     flush_s: float = 0.02
     max_pending: int = 5000
-    backoff: Backoff = Backoff()
+    backoff: Backoff = field(default_factory=Backoff)
     _queue: asyncio.Queue[tuple[AuditRecord, AckCallback]] = field(init=False)
     _slots: asyncio.Semaphore = field(init=False)
 

@@ -13,7 +13,7 @@ from prometheus_client import start_http_server
 
 from services.adapters.contract_files import EVENT_SCHEMA, load_mappings, validator_for
 from services.adapters.kafka_publisher import ensure_topics
-from services.adapters.redis_tag_store import RedisTagStore, RedisClient
+from services.adapters.redis_tag_store import RedisClient, RedisTagStore
 from services.adapters.sql.audit import AuditLog
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
@@ -33,10 +33,15 @@ log = logging.getLogger(__name__)
 CACHEABLE_INTENTS = ("query_spec", "query_policy")
 
 
-def redis_client(url: str, *, cluster: bool) -> RedisClient:
+def redis_client(url: str, *, cluster: bool, timeout_s: float = 2.0) -> RedisClient:
+    """A client whose calls fail (and are retried) instead of hanging on a stalled server."""
     if cluster:
-        return aioredis.RedisCluster.from_url(url)
-    return aioredis.Redis.from_url(url, health_check_interval=10)
+        return aioredis.RedisCluster.from_url(
+            url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
+        )
+    return aioredis.Redis.from_url(
+        url, health_check_interval=10, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
+    )
 
 
 def load_domain_mappings(settings: CoherenceSettings) -> MappingSet:
@@ -72,7 +77,9 @@ class CoherenceWorker:
         """Run until stopped (blocks). Starts the metrics server first."""
         if self.settings.metrics_port:
             start_http_server(
-                self.settings.metrics_port, self.settings.metrics_host, registry=self.metrics.registry
+                self.settings.metrics_port,
+                self.settings.metrics_host,
+                registry=self.metrics.registry,
             )
         worker = faust.Worker(
             self.app,
@@ -95,7 +102,10 @@ def build_worker(settings: CoherenceSettings) -> CoherenceWorker:
     audit = AuditLog(spec_store.engine)
     ensure_topics(
         settings.kafka_bootstrap,
-        [(settings.topic, settings.topic_partitions), (settings.dlq_topic, settings.topic_partitions)],
+        [
+            (settings.topic, settings.topic_partitions),
+            (settings.dlq_topic, settings.topic_partitions),
+        ],
     )
     metrics = CoherenceMetrics.create()
     store = RedisTagStore(
@@ -129,5 +139,7 @@ def build_worker(settings: CoherenceSettings) -> CoherenceWorker:
         max_pending=settings.max_pending_acks,
         backoff=backoff,
     )
-    app = create_app(settings, handler_factory=handler_factory, audit_writer=writer, metrics=metrics)
+    app = create_app(
+        settings, handler_factory=handler_factory, audit_writer=writer, metrics=metrics
+    )
     return CoherenceWorker(app=app, metrics=metrics, settings=settings)

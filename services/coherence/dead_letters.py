@@ -22,7 +22,11 @@ class FaustDeadLetters:
             ("source_offset", str(record.offset).encode()),
         ]
         try:
-            pending = await self._topic.send(key=record.key, value=record.value or b"", headers=headers)
+            pending = await self._topic.send(
+                key=record.key, value=record.value or b"", headers=headers
+            )
             await pending  # the broker's acknowledgement
-        except Exception as exc:  # noqa: BLE001 - any producer failure is retried
-            raise DeadLetterUnavailable(f"DLQ send failed: {exc.__class__.__name__}: {exc}") from exc
+        except Exception as exc:
+            raise DeadLetterUnavailable(
+                f"DLQ send failed: {exc.__class__.__name__}: {exc}"
+            ) from exc

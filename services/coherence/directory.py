@@ -49,10 +49,15 @@ class SpecStoreDirectory:
             except SQLAlchemyError as exc:
                 if self._loaded_at and not force:
                     # Keep serving the last good copy; variants only narrow bumps.
-                    log.warning("spec store refresh failed (%s); using cached directory", exc.__class__.__name__)
+                    log.warning(
+                        "spec store refresh failed (%s); using cached directory",
+                        exc.__class__.__name__,
+                    )
                     self._loaded_at = time.monotonic() - self._refresh_s + 5.0
                     return
-                raise DatabaseUnavailable(f"spec store read failed: {exc.__class__.__name__}") from exc
+                raise DatabaseUnavailable(
+                    f"spec store read failed: {exc.__class__.__name__}"
+                ) from exc
             self._products = {f.product_id: variants_of(f) for f in facts}
             self._loaded_at = time.monotonic()
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Collection, Mapping
-from dataclasses import dataclass
+from functools import partial
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from services.adapters.sql.audit import AuditRecord
 from services.coherence.metrics import CoherenceMetrics
@@ -51,9 +52,9 @@ class BumpOutcome(Protocol):
 
 
 class GenerationStore(Protocol):
-    async def bump(
-        self, bump: ProductBump, *, event_id: str, spec_version: int
-    ) -> BumpOutcome: ...
+    async def bump_many(
+        self, bumps: Sequence[tuple[ProductBump, str, int]]
+    ) -> Sequence[BumpOutcome]: ...
 
 
 class DeadLetters(Protocol):
@@ -75,90 +76,124 @@ class CoherenceHandler:
     directory: ProductDirectory
     metrics: CoherenceMetrics
     worker_id: str
-    backoff: Backoff = Backoff()
+    backoff: Backoff = field(default_factory=Backoff)
     strict_products: bool = False
     max_event_bytes: int = 64 * 1024
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    _outcomes: dict[Outcome, Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Resolve labelled children once; this runs for every event.
+        self._outcomes = {o: self.metrics.events.labels(o.value) for o in Outcome}
 
     async def handle(self, record: RawRecord) -> AuditRecord:
         """Apply one record. Returns only once its effect is acknowledged."""
-        try:
-            event = parse_event(
-                record.value, record.key, self.validator, max_bytes=self.max_event_bytes
-            )
-            if self.strict_products and not await self._retry(
-                "spec store", lambda: self.directory.knows(event.product_id)
-            ):
-                raise InvalidEvent(
-                    InvalidReason.UNKNOWN_PRODUCT,
-                    "not in the spec store (strict mode)",
-                    "$.data.product_id",
+        return (await self.handle_batch([record]))[0]
+
+    async def handle_batch(self, records: Sequence[RawRecord]) -> list[AuditRecord]:
+        """Apply records fetched together; returns once every effect is acknowledged.
+
+        Invalid records are dead-lettered; the bumps of all valid ones go to Redis in one
+        pipeline (bumps commute, so batching changes no outcome, only round trips).
+        """
+        audits: list[AuditRecord | None] = []
+        pending: list[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]] = []
+        for record in records:
+            try:
+                event = parse_event(
+                    record.value, record.key, self.validator, max_bytes=self.max_event_bytes
                 )
-            plan = await self._plan(event)
-        except InvalidEvent as exc:
-            return await self._dead_letter(record, exc)
-        return await self._apply(record, event, plan)
+                if self.strict_products and not await self._retry(
+                    "spec store", partial(self.directory.knows, event.product_id)
+                ):
+                    raise InvalidEvent(
+                        InvalidReason.UNKNOWN_PRODUCT,
+                        "not in the spec store (strict mode)",
+                        "$.data.product_id",
+                    )
+                plan = await self._plan(event)
+            except InvalidEvent as exc:
+                audits.append(await self._dead_letter(record, exc))
+                continue
+            pending.append((len(audits), record, event, plan))
+            audits.append(None)
+        if pending:
+            for index, audit in await self._apply(pending):
+                audits[index] = audit
+        return [a for a in audits if a is not None]
 
     async def _plan(self, event: ProductSpecUpdated) -> InvalidationPlan:
-        variants = await self._retry("spec store", lambda: self.directory.variants(event.product_id))
+        variants = await self._retry(
+            "spec store", lambda: self.directory.variants(event.product_id)
+        )
         products = await self._retry("spec store", self.directory.product_ids)
         try:
-            return plan_invalidation(
-                event, self.mappings, variants=variants, all_products=products
-            )
+            return plan_invalidation(event, self.mappings, variants=variants, all_products=products)
         except InvalidEvent:
             raise
-        except Exception:  # noqa: BLE001 - any planning bug degrades to the coarsest safe bump
-            log.exception("planning failed for event %s; invalidating the whole product", event.event_id)
+        except Exception:
+            log.exception(
+                "planning failed for event %s; invalidating the whole product", event.event_id
+            )
             self.metrics.fallback_invalidations.inc()
             return InvalidationPlan(event.event_id, (ProductBump(event.product_id, ("p",)),))
 
     async def _apply(
-        self, record: RawRecord, event: ProductSpecUpdated, plan: InvalidationPlan
-    ) -> AuditRecord:
+        self, pending: Sequence[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]]
+    ) -> list[tuple[int, AuditRecord]]:
+        requests = [
+            (bump, event.event_id, event.spec_version)
+            for _, _, event, plan in pending
+            for bump in plan.bumps
+        ]
         started = time.perf_counter()
-        applied = False
-        for bump in plan.bumps:
-            result = await self._retry(
-                "redis",
-                lambda bump=bump: self.store.bump(  # type: ignore[misc]
-                    bump, event_id=event.event_id, spec_version=event.spec_version
-                ),
-            )
-            applied = applied or result.applied
+        results = await self._retry("redis", lambda: self.store.bump_many(requests))
+        bump_s = time.perf_counter() - started
         now = self.clock()
-        lag_s = max(0.0, (now - event.time).total_seconds())
-        outcome = Outcome.APPLIED if applied else Outcome.DUPLICATE
-        self.metrics.events.labels(outcome.value).inc()
-        if applied:
-            self.metrics.bump_duration.observe(time.perf_counter() - started)
-            self.metrics.invalidation_lag.observe(lag_s)
-            self.metrics.tags_bumped.inc(plan.tag_count)
-            self.metrics.last_applied.set(now.timestamp())
-        return AuditRecord(
-            event_id=event.event_id,
-            product_id=event.product_id,
-            spec_version=event.spec_version,
-            tenant=event.tenant,
-            changed_fields=list(event.changed_fields),
-            tags=plan.tags(),
-            outcome=outcome.value,
-            reason=("unknown fields: " + ", ".join(plan.unknown_fields))
-            if plan.unknown_fields
-            else None,
-            topic=record.topic,
-            partition=record.partition,
-            offset=record.offset,
-            event_time=event.time,
-            applied_at=now,
-            lag_ms=lag_s * 1000.0 if applied else None,
-            worker=self.worker_id,
-        )
+        out: list[tuple[int, AuditRecord]] = []
+        cursor = 0
+        for index, record, event, plan in pending:
+            mine = results[cursor : cursor + len(plan.bumps)]
+            cursor += len(plan.bumps)
+            applied = any(r.applied for r in mine)
+            lag_s = max(0.0, (now - event.time).total_seconds())
+            outcome = Outcome.APPLIED if applied else Outcome.DUPLICATE
+            self._outcomes[outcome].inc()
+            if applied:
+                self.metrics.bump_duration.observe(bump_s)
+                self.metrics.invalidation_lag.observe(lag_s)
+                self.metrics.tags_bumped.inc(plan.tag_count)
+            out.append(
+                (
+                    index,
+                    AuditRecord(
+                        event_id=event.event_id,
+                        product_id=event.product_id,
+                        spec_version=event.spec_version,
+                        tenant=event.tenant,
+                        changed_fields=list(event.changed_fields),
+                        tags=plan.tags(),
+                        outcome=outcome.value,
+                        reason=("unknown fields: " + ", ".join(plan.unknown_fields))
+                        if plan.unknown_fields
+                        else None,
+                        topic=record.topic,
+                        partition=record.partition,
+                        offset=record.offset,
+                        event_time=event.time,
+                        applied_at=now,
+                        lag_ms=lag_s * 1000.0 if applied else None,
+                        worker=self.worker_id,
+                    ),
+                )
+            )
+        self.metrics.last_applied.set(now.timestamp())
+        return out
 
     async def _dead_letter(self, record: RawRecord, error: InvalidEvent) -> AuditRecord:
         await self._retry("dead-letter topic", lambda: self.dead_letters.send(record, error))
         self.metrics.dead_letters.labels(error.reason.value).inc()
-        self.metrics.events.labels(Outcome.DEAD_LETTERED.value).inc()
+        self._outcomes[Outcome.DEAD_LETTERED].inc()
         log.warning(
             "dead-lettered %s[%d]@%d: %s at %s",
             record.topic,

@@ -56,7 +56,7 @@ class WorkerProcess:
             "CACHECOH_METRICS_HOST": "127.0.0.1",
         }
         out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL  # noqa: SIM115
-        self._process = subprocess.Popen(  # noqa: S603 - our own entry point
+        self._process = subprocess.Popen(
             [sys.executable, "-m", "services.cli", "worker", "coherence"],
             env=env,
             stdout=out,
@@ -67,7 +67,7 @@ class WorkerProcess:
 
     def metrics_text(self) -> str:
         url = f"http://127.0.0.1:{self.metrics_port}/metrics"
-        with urllib.request.urlopen(url, timeout=2) as resp:  # noqa: S310 - loopback
+        with urllib.request.urlopen(url, timeout=2) as resp:
             return str(resp.read().decode())
 
     def metric(self, name: str) -> float | None:
@@ -81,7 +81,9 @@ class WorkerProcess:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if not self.running:
-                raise RuntimeError(f"worker exited with {self._process and self._process.returncode}")
+                raise RuntimeError(
+                    f"worker exited with {self._process and self._process.returncode}"
+                )
             assigned = self.metric("cachecoh_coherence_assigned_partitions")
             if assigned and assigned > 0:
                 return

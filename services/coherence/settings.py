@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
+from pathlib import Path
 
 from pydantic import Field
 
@@ -15,6 +17,10 @@ def _default_worker_id() -> str:
 
 
 class CoherenceSettings(CommonSettings):
+    state_dir: Path = Field(
+        Path(tempfile.gettempdir()) / "cachecoh-faust",
+        description="faust's data directory (no tables here, but faust creates it).",
+    )
     consumer_group: str = Field("cachecoh-coherence", description="Kafka consumer group id.")
     worker_id: str = Field(default_factory=_default_worker_id, description="Recorded in audit.")
     strict_products: bool = Field(
@@ -36,6 +42,10 @@ class CoherenceSettings(CommonSettings):
     commit_interval_s: float = Field(0.5, gt=0, description="How often acked offsets commit.")
     retry_initial_ms: int = Field(50, ge=1, description="First backoff on a transient error.")
     retry_max_ms: int = Field(5000, ge=1, description="Backoff cap (retries never give up).")
+    batch_max: int = Field(500, ge=1, description="Records applied in one Redis pipeline.")
+    batch_window_s: float = Field(
+        0.001, gt=0, description="How long a batch waits for more records (adds to lag)."
+    )
     audit_batch_size: int = Field(500, ge=1)
     audit_flush_ms: int = Field(20, ge=1, description="Audit rows are written in batches.")
     max_pending_acks: int = Field(5000, ge=1, description="Backpressure on unaudited events.")

@@ -5,10 +5,10 @@
     CachecohError
     ├── ContractError            a shipped file (schema, mapping, policy) is unusable at load
     │   └── MappingFileError     a mapping file is invalid: names the file and the JSON path
-    ├── InvalidEvent             an incoming event cannot be applied; goes to the DLQ with ``reason``
+    ├── InvalidEvent             an incoming event cannot be applied: DLQ with ``reason``
     ├── TransientError           a dependency is down; retry with backoff, never skip
-    │   ├── StoreUnavailable     Redis
-    │   ├── DatabaseUnavailable  the SQL database (audit, spec store, outbox)
+    │   ├── StoreUnavailable      Redis
+    │   ├── DatabaseUnavailable   the SQL database (audit, spec store, outbox)
     │   └── DeadLetterUnavailable the broker did not take a dead letter
     └── PublishError             the broker did not take an event (publisher side)
 

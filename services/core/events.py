@@ -22,7 +22,9 @@ DEFAULT_MAX_EVENT_BYTES = 64 * 1024
 
 
 class SchemaValidator(Protocol):
-    """What we need of a ``jsonschema`` validator (kept as a port so the core stays pure)."""
+    """What we need of a JSON Schema validator (a port, so the core stays pure)."""
+
+    def is_valid(self, instance: Any) -> bool: ...
 
     def iter_errors(self, instance: Any) -> Any: ...
 
@@ -52,9 +54,9 @@ class ProductSpecUpdated:
             "id": self.event_id,
             "source": self.source,
             "type": EVENT_TYPE,
-            "time": self.time.astimezone(UTC).isoformat(timespec="microseconds").replace(
-                "+00:00", "Z"
-            ),
+            "time": self.time.astimezone(UTC)
+            .isoformat(timespec="microseconds")
+            .replace("+00:00", "Z"),
             "subject": self.product_id,
             "datacontenttype": "application/json",
             "data": data,
@@ -119,6 +121,8 @@ def parse_event(
         raise InvalidEvent(
             InvalidReason.NOT_JSON, f"line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
+    if validator.is_valid(doc):
+        return _from_valid_document(doc, key)
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
@@ -128,7 +132,7 @@ def parse_event(
             f"{first.validator} {first.validator_value!r}"[:300],
             _json_path(first.absolute_path),
         )
-    return _from_valid_document(doc, key)
+    raise InvalidEvent(InvalidReason.SCHEMA_VIOLATION, "rejected by the schema")
 
 
 def _from_valid_document(doc: Mapping[str, Any], key: bytes | None) -> ProductSpecUpdated:

@@ -54,9 +54,7 @@ class FieldRule:
 class MappingSet:
     """All mapping files, merged and frozen."""
 
-    product_rules: Mapping[str, FieldRule] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    product_rules: Mapping[str, FieldRule] = field(default_factory=lambda: MappingProxyType({}))
     store_rules: Mapping[str, FieldRule] = field(default_factory=lambda: MappingProxyType({}))
     unknown_field: UnknownFieldRule = UnknownFieldRule.INVALIDATE_PRODUCT
 

@@ -77,5 +77,7 @@ class AuditLog:
 
     def rows(self, limit: int = 100) -> list[dict[str, Any]]:
         with self._engine.connect() as conn:
-            result = conn.execute(select(AuditRow.__table__).order_by(AuditRow.id.desc()).limit(limit))
+            result = conn.execute(
+                select(AuditRow.__table__).order_by(AuditRow.id.desc()).limit(limit)
+            )
             return [dict(r._mapping) for r in result]

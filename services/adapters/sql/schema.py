@@ -16,7 +16,7 @@ BigId = BigInteger().with_variant(Integer, "sqlite")
 
 
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSON, list[str]: JSON}
+    type_annotation_map = {dict[str, Any]: JSON, list[str]: JSON}  # noqa: RUF012 - SQLAlchemy API
 
 
 class ProductSpec(Base):

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from services.adapters.sql.schema import OutboxRow, ProductSpec, ProductSpecVersion
 from services.core.catalog import ProductFacts, apply_spec_changes, product_from_dict
-from services.core.errors import DatabaseUnavailable, CachecohError
+from services.core.errors import CachecohError, DatabaseUnavailable
 from services.core.events import ProductSpecUpdated, new_event
 
 
@@ -124,7 +124,9 @@ class SpecStore:
         try:
             with Session(self._engine) as session, session.begin():
                 row = session.execute(
-                    select(ProductSpec).where(ProductSpec.product_id == product_id).with_for_update()
+                    select(ProductSpec)
+                    .where(ProductSpec.product_id == product_id)
+                    .with_for_update()
                 ).scalar_one_or_none()
                 if row is None:
                     raise UnknownProduct(product_id)
@@ -159,14 +161,19 @@ class SpecStore:
                 )
                 return event
         except SQLAlchemyError as exc:
-            raise DatabaseUnavailable(f"spec store update failed: {exc.__class__.__name__}") from exc
+            raise DatabaseUnavailable(
+                f"spec store update failed: {exc.__class__.__name__}"
+            ) from exc
 
     # -- outbox -----------------------------------------------------------------------
 
     def pending_outbox(self, limit: int = 500) -> list[PendingOutbox]:
         with Session(self._engine) as session:
             rows = session.scalars(
-                select(OutboxRow).where(OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id).limit(limit)
+                select(OutboxRow)
+                .where(OutboxRow.sent_at.is_(None))
+                .order_by(OutboxRow.id)
+                .limit(limit)
             )
             return [PendingOutbox(r.id, r.event_id, r.topic, r.kafka_key, r.payload) for r in rows]
 

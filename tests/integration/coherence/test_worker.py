@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from datetime import UTC, datetime, timedelta
@@ -19,7 +20,9 @@ from tests.integration.coherence.conftest import PARTITIONS, WorkerEnv
 pytestmark = [pytest.mark.integration]
 
 
-async def _cache(store: RedisTagStore, product: str, slot: str, digest: str, *variants: str) -> None:
+async def _cache(
+    store: RedisTagStore, product: str, slot: str, digest: str, *variants: str
+) -> None:
     fields = [t.field for t in answer_tags(product, "query_spec", [slot], variants)]
     snap = await store.snapshot(product, fields)
     assert await store.fill(Layer.SEMANTIC, digest, snap, digest.encode(), ttl_ms=300_000)
@@ -29,7 +32,9 @@ async def _status(store: RedisTagStore, product: str, digest: str) -> LookupStat
     return (await store.lookup(product, Layer.SEMANTIC, digest)).status
 
 
-def _dead_letters(env: WorkerEnv, expected: int, timeout_s: float = 20.0) -> list[dict[str, object]]:
+def _dead_letters(
+    env: WorkerEnv, expected: int, timeout_s: float = 20.0
+) -> list[dict[str, object]]:
     consumer = KafkaConsumer(bootstrap_servers=env.broker.bootstrap, enable_auto_commit=False)
     try:
         parts = [TopicPartition(env.dlq_topic, p) for p in range(PARTITIONS)]
@@ -88,9 +93,9 @@ async def test_duplicates_and_reordering_only_cost_misses(
 ) -> None:
     await _cache(store, "huawei_mate_60", "camera", "cam", "main")
     before = int((await store.generations("huawei_mate_60"))["s:camera.main"])
-    duplicates_before = running_worker.metric(
-        'cachecoh_coherence_events_total{outcome="duplicate"}'
-    ) or 0.0
+    duplicates_before = (
+        running_worker.metric('cachecoh_coherence_events_total{outcome="duplicate"}') or 0.0
+    )
     v3 = new_event("huawei_mate_60", ["camera.main"], 3, source="test")
     v2 = new_event("huawei_mate_60", ["camera.main"], 2, source="test")
     with worker_env.publisher() as pub:
@@ -104,7 +109,7 @@ async def test_duplicates_and_reordering_only_cost_misses(
         dups = running_worker.metric('cachecoh_coherence_events_total{outcome="duplicate"}')
         if dups and dups > duplicates_before:
             break
-        time.sleep(0.1)
+        await asyncio.sleep(0.1)
     gens = await store.generations("huawei_mate_60")
     assert int(gens["s:camera.main"]) == before + 2  # two distinct events, the duplicate deduped
     assert gens["_spec_version"] == "3"

@@ -1,0 +1,13 @@
+# One image, several entry points (cachecoh worker coherence | worker relay | serve gateway | ...).
+FROM python:3.11-slim AS base
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+RUN useradd --create-home --uid 10001 cachecoh
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY services ./services
+COPY schemas ./schemas
+COPY mappings ./mappings
+RUN pip install -e . && mkdir -p /app/var && chown -R cachecoh /app/var
+USER cachecoh
+ENTRYPOINT ["cachecoh"]
+CMD ["--help"]

