@@ -6,6 +6,7 @@ errors are translated once, here, into ``StoreUnavailable``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -64,11 +65,13 @@ class RedisTagStore:
         *,
         generations_ttl_ms: int = 7 * 24 * 3600 * 1000,
         dedupe_ttl_ms: int = 24 * 3600 * 1000,
+        index_entries: bool = True,
     ) -> None:
         self._client = client
         self.keys = keys
         self._generations_ttl_ms = generations_ttl_ms
         self._dedupe_ttl_ms = dedupe_ttl_ms
+        self._index_entries = index_entries
         self._lookup: AsyncScript = client.register_script(script_source("lookup"))
         self._fill: AsyncScript = client.register_script(script_source("fill"))
         self._snapshot: AsyncScript = client.register_script(script_source("snapshot"))
@@ -111,13 +114,41 @@ class RedisTagStore:
         """Guarded fill: stored only if no generation moved since ``snapshot``."""
         if ttl_ms <= 0:
             raise ValueError("every entry needs a TTL backstop")
-        entry_key = self.keys.entry(snapshot.product, layer, digest)
-        gens_key = self.keys.generations(snapshot.product)
-        value = encode_entry(snapshot, body)
         stored = await self._call(
-            "fill", lambda: self._fill(keys=[entry_key, gens_key], args=[ttl_ms, value])
+            "fill",
+            lambda: self._fill(
+                keys=self._fill_keys(snapshot.product, layer, digest),
+                args=self._fill_args(layer, digest, snapshot, body, ttl_ms),
+            ),
         )
         return bool(stored)
+
+    def _fill_keys(self, product: str, layer: Layer, digest: str) -> list[str]:
+        return [
+            self.keys.entry(product, layer, digest),
+            self.keys.generations(product),
+            self.keys.entry_index(product),
+        ]
+
+    def _fill_args(
+        self, layer: Layer, digest: str, snapshot: Snapshot, body: bytes, ttl_ms: int
+    ) -> list[Any]:
+        member = f"{layer.value}:{digest}" if self._index_entries else ""
+        return [ttl_ms, encode_entry(snapshot, body), member, self._generations_ttl_ms]
+
+    async def indexed_entries(self, product: str, limit: int = 1000) -> list[tuple[Layer, str]]:
+        """Live entries of a product from the index (checker and admin; not a request path)."""
+        key = self.keys.entry_index(product)
+        now_ms = int(time.time() * 1000)
+        raw: list[Any] = await self._call(
+            "index read",
+            lambda: self._client.zrangebyscore(key, now_ms, "+inf", start=0, num=limit),
+        )
+        out = []
+        for member in raw:
+            layer, _, digest = _text(member).partition(":")
+            out.append((Layer(layer), digest))
+        return out
 
     async def fill_many(
         self, fills: Sequence[tuple[Layer, str, Snapshot, bytes]], ttl_ms: int
@@ -130,11 +161,8 @@ class RedisTagStore:
             pipe = self._client.pipeline(transaction=False)
             for layer, digest, snapshot, body in fills:
                 await self._fill(
-                    keys=[
-                        self.keys.entry(snapshot.product, layer, digest),
-                        self.keys.generations(snapshot.product),
-                    ],
-                    args=[ttl_ms, encode_entry(snapshot, body)],
+                    keys=self._fill_keys(snapshot.product, layer, digest),
+                    args=self._fill_args(layer, digest, snapshot, body, ttl_ms),
                     client=pipe,  # type: ignore[arg-type]  # redis-py accepts pipelines
                 )
             return list(await pipe.execute())

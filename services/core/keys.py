@@ -28,6 +28,10 @@ class KeySpace:
     def entry(self, product: str, layer: Layer, digest: str) -> str:
         return f"{self.prefix}:e:{{{product}}}:{layer.value}:{digest}"
 
+    def entry_index(self, product: str) -> str:
+        """Sorted set of a product's live entries (``<layer>:<digest>`` → expiry ms)."""
+        return f"{self.prefix}:idx:{{{product}}}"
+
     def seen_event(self, product: str, event_id: str) -> str:
         # Event ids come from producers; hash them so no byte of theirs shapes a key.
         digest = hashlib.sha256(event_id.encode()).hexdigest()[:32]

@@ -99,3 +99,17 @@ async def test_every_entry_has_a_ttl(redis_client: aioredis.Redis, keyspace: Key
     await store.fill(Layer.SEMANTIC, "d", snap, b"x", ttl_ms=5_000)
     ttl = await redis_client.pttl(keyspace.entry("iphone_15", Layer.SEMANTIC, "d"))
     assert 0 < ttl <= 5_000
+
+
+async def test_fills_are_indexed_per_product_for_the_checker(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    store = RedisTagStore(redis_client, keyspace)
+    snap = await store.snapshot("iphone_15", _fields("weight"))
+    await store.fill(Layer.SEMANTIC, "a", snap, b"x", ttl_ms=60_000)
+    await store.fill(Layer.REQUEST, "b", snap, b"y", ttl_ms=60_000)
+    assert sorted(await store.indexed_entries("iphone_15")) == [
+        (Layer.REQUEST, "b"),
+        (Layer.SEMANTIC, "a"),
+    ]
+    assert await store.indexed_entries("iphone_16") == []
