@@ -19,7 +19,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
-from services.core.entries import Snapshot, encode_entry
+from services.core.entries import Snapshot, decode_entry, encode_entry
 from services.core.errors import StoreUnavailable
 from services.core.keys import KeySpace, Layer
 from services.core.mapping import ProductBump
@@ -135,6 +135,19 @@ class RedisTagStore:
     ) -> list[Any]:
         member = f"{layer.value}:{digest}" if self._index_entries else ""
         return [ttl_ms, encode_entry(snapshot, body), member, self._generations_ttl_ms]
+
+    async def peek(self, product: str, layer: Layer, digest: str) -> Snapshot | None:
+        """An entry's stored snapshot without judging it (checker selection, admin reads)."""
+        key = self.keys.entry(product, layer, digest)
+        raw = await self._call("get", lambda: self._client.get(key))
+        if raw is None:
+            return None
+        value = raw if isinstance(raw, bytes) else str(raw).encode()
+        try:
+            snapshot, _ = decode_entry(product, value)
+        except ValueError:
+            return None
+        return snapshot
 
     async def indexed_entries(self, product: str, limit: int = 1000) -> list[tuple[Layer, str]]:
         """Live entries of a product from the index (checker and admin; not a request path)."""

@@ -28,6 +28,7 @@ from services.coherence.settings import CoherenceSettings
 from services.core.catalog import catalog_from_dict
 from services.core.keys import KeySpace
 from services.core.mapping import MappingSet
+from services.settings import CommonSettings
 
 log = logging.getLogger(__name__)
 CACHEABLE_INTENTS = ("query_spec", "query_policy")
@@ -44,7 +45,7 @@ def redis_client(url: str, *, cluster: bool, timeout_s: float = 2.0) -> RedisCli
     )
 
 
-def load_domain_mappings(settings: CoherenceSettings) -> MappingSet:
+def load_domain_mappings(settings: CommonSettings) -> MappingSet:
     vocabulary = json.loads((settings.data_dir / "attributes.json").read_text(encoding="utf-8"))
     return load_mappings(
         settings.mappings_dir,
