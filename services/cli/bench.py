@@ -2,6 +2,101 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 app = typer.Typer(help="Benchmarks that print JSON.", no_args_is_help=True)
+
+
+@app.command("prefix")
+def prefix(
+    replicas: Annotated[int, typer.Option(min=1, help="Engine replicas behind the router.")] = 4,
+    requests: Annotated[int, typer.Option(min=1, help="Requests measured per policy.")] = 3000,
+    warmup: Annotated[int, typer.Option(min=0, help="Requests replayed before measuring.")] = 1500,
+    tenants: Annotated[
+        int, typer.Option(min=1, help="Tenants (each has its own cache salt).")
+    ] = 200,
+    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 8,
+    blocks_per_replica: Annotated[
+        int | None,
+        typer.Option(min=1, help="KV blocks per replica (default: static working set / replicas)."),
+    ] = None,
+    affinity_blocks: Annotated[
+        int, typer.Option(min=1, help="Leading blocks in the routing key.")
+    ] = 16,
+    load_factor: Annotated[float, typer.Option(min=1.0, help="Bounded-load factor.")] = 1.25,
+    seed: Annotated[int, typer.Option(help="Workload seed.")] = 7,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Prefix hit rate per routing policy vs one replica, and load imbalance."""
+    from services.benchmarks.prefix import PrefixBenchConfig, render_text, run_prefix_bench
+
+    report = run_prefix_bench(
+        PrefixBenchConfig(
+            replicas=replicas,
+            requests=requests,
+            warmup_requests=warmup,
+            tenants=tenants,
+            concurrency=concurrency,
+            blocks_per_replica=blocks_per_replica,
+            affinity_blocks=affinity_blocks,
+            load_factor=load_factor,
+            seed=seed,
+        )
+    )
+    typer.echo(report.to_json() if json_output else render_text(report))
+
+
+@app.command("coherence")
+def coherence(
+    entries: int = typer.Option(100_000, min=1, help="Answers cached before the run."),
+    events: int = typer.Option(5_000, min=1, help="Events published."),
+    rate: float = typer.Option(1_000.0, min=1, help="Events per second."),
+    seed: int = typer.Option(7, help="Workload seed."),
+    redis_url: str | None = typer.Option(None, help="Use this Redis instead of a private one."),
+    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Invalidation lag through the real broker and worker; tag bump vs SCAN purge."""
+    import json
+
+    from services.benchmarks.coherence import CoherenceBenchConfig, run_coherence_bench
+
+    report = run_coherence_bench(
+        CoherenceBenchConfig(
+            entries=entries, events=events, rate=rate, seed=seed, redis_url=redis_url
+        )
+    )
+    if json_output:
+        typer.echo(json.dumps(report, indent=2))
+    else:
+        for key, value in report.items():
+            typer.echo(f"{key:32} {value}")
+
+
+@app.command("gateway")
+def gateway(
+    concurrency: int = typer.Option(32, min=1, help="Concurrent clients of the hit phases."),
+    hit_requests: int = typer.Option(20_000, min=100, help="Requests per concurrent hit phase."),
+    single_client_requests: int = typer.Option(
+        3_000, min=100, help="Requests per single-client hit phase."
+    ),
+    miss_requests: int = typer.Option(300, min=10, help="Requests of the miss-path phase."),
+    redis_url: str = typer.Option(
+        "redis://127.0.0.1:6379/0", help="Redis to use (a private key prefix, removed after)."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Gateway hit-path throughput and latency (request and semantic layers), miss overhead."""
+    from services.benchmarks.gateway import GatewayBenchConfig, render_text, run_gateway_bench
+
+    report = run_gateway_bench(
+        GatewayBenchConfig(
+            concurrency=concurrency,
+            hit_requests=hit_requests,
+            single_client_requests=single_client_requests,
+            miss_requests=miss_requests,
+            redis_url=redis_url,
+        )
+    )
+    typer.echo(report.to_json() if json_output else render_text(report))

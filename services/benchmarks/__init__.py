@@ -1,0 +1,1 @@
+"""Benchmarks behind `cachecoh bench`: each returns a report that prints as JSON."""

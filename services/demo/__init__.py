@@ -1,0 +1,1 @@
+"""``cachecoh demo``: the whole system on one machine with no Docker (embedded defaults)."""
