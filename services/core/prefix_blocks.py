@@ -89,6 +89,7 @@ class CacheStats:
     cached_blocks: int
     blocks_in_use: int
     running_requests: int
+    evicted_blocks: int = 0
 
     @property
     def usage(self) -> float:
@@ -113,6 +114,7 @@ class PrefixCacheModel:
         # Hash -> reference count, in least- to most-recently-used order.
         self._cached: OrderedDict[bytes, int] = OrderedDict()
         self._private_blocks = 0
+        self._evicted_blocks = 0
         self._pinned_blocks = 0
         self._running: dict[int, Admission] = {}
         self._ids = itertools.count(1)
@@ -180,6 +182,7 @@ class PrefixCacheModel:
             cached_blocks=len(self._cached),
             blocks_in_use=self._pinned_blocks + self._private_blocks,
             running_requests=len(self._running),
+            evicted_blocks=self._evicted_blocks,
         )
 
     def _evict(self) -> None:
@@ -196,3 +199,4 @@ class PrefixCacheModel:
                 victims.append(block_hash)
         for block_hash in victims:
             del self._cached[block_hash]
+        self._evicted_blocks += len(victims)

@@ -48,6 +48,11 @@ class EngineMetrics:
         self.prompt_tokens = counter(
             "vllm:prompt_tokens", "Number of prefill tokens processed."
         ).labels(**labels)
+        # vLLM has no eviction counter under this name; ours says so by its prefix.
+        self.prefix_cache_evicted_blocks = counter(
+            "cachecoh_engine_prefix_cache_evicted_blocks",
+            "Prefix-cache blocks evicted (LRU) to make room, from the engine's accounting model.",
+        ).labels(**labels)
         self.generation_tokens = counter(
             "vllm:generation_tokens", "Number of generation tokens processed."
         ).labels(**labels)

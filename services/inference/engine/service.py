@@ -91,6 +91,7 @@ class OfflineEngine:
         )
         self._clock = clock
         self._sleep = sleep
+        self._evicted_reported = 0
 
     @property
     def model(self) -> str:
@@ -126,13 +127,21 @@ class OfflineEngine:
         self.metrics.prefix_cache_hits.inc(admission.hit_tokens)
         self.metrics.prompt_tokens.inc(prepared.prompt_tokens)
         self.metrics.requests_running.inc()
-        self.metrics.kv_cache_usage.set(self.cache.stats().usage)
+        self._report_cache()
         return admission
+
+    def _report_cache(self) -> None:
+        stats = self.cache.stats()
+        self.metrics.kv_cache_usage.set(stats.usage)
+        evicted = stats.evicted_blocks - self._evicted_reported
+        if evicted > 0:
+            self.metrics.prefix_cache_evicted_blocks.inc(evicted)
+            self._evicted_reported = stats.evicted_blocks
 
     def _finish(self, prepared: PreparedCompletion, admission: Admission, completed: bool) -> None:
         self.cache.release(admission)
         self.metrics.requests_running.dec()
-        self.metrics.kv_cache_usage.set(self.cache.stats().usage)
+        self._report_cache()
         if completed:
             self.metrics.generation_tokens.inc(len(prepared.pieces))
             self.metrics.e2e_latency.observe(self._clock() - prepared.arrived_at)

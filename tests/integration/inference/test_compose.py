@@ -10,12 +10,13 @@ import pytest
 
 from services.paths import PROJECT_ROOT
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(
-        shutil.which("docker-compose") is None, reason="apt-get install docker-compose"
-    ),
-]
+pytestmark = [pytest.mark.integration]
+
+
+@pytest.fixture(autouse=True)
+def _docker_compose_installed() -> None:
+    # `make test` installs it; a missing tool is a failure, never a silent skip.
+    assert shutil.which("docker-compose"), "docker-compose missing: apt-get install docker-compose"
 
 _MISSING = re.compile(r"Missing mandatory value for .*?: set ([A-Z0-9_]+)")
 

@@ -108,3 +108,13 @@ def test_release_twice_is_an_error_and_reset_drops_idle_blocks() -> None:
 
 def test_block_size_is_vllms() -> None:
     assert BLOCK_SIZE == 16
+
+
+def test_evictions_are_counted() -> None:
+    from services.core.prefix_blocks import PrefixCacheModel
+
+    cache = PrefixCacheModel(4, block_size=16)
+    for salt in ("a", "b", "c"):
+        admission = cache.admit(block_hashes(list(range(64)), salt=salt, block_size=16), 64)
+        cache.release(admission)
+    assert cache.stats().evicted_blocks == 8
