@@ -1,0 +1,64 @@
+"""`cachecoh dlq ...`: inspect and replay dead-lettered events."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(help="Inspect and replay the dead-letter topic.", no_args_is_help=True)
+
+
+@app.command("list")
+def list_letters(
+    limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 50,
+) -> None:
+    """Dead letters with their reason, JSON path and source offset (never their payload)."""
+    from services.ops.dead_letters import read_dead_letters
+    from services.settings import CommonSettings
+
+    settings = CommonSettings()
+    counts: dict[str, int] = {}
+    for n, letter in enumerate(read_dead_letters(settings.kafka_bootstrap, settings.dlq_topic)):
+        counts[letter.reason] = counts.get(letter.reason, 0) + 1
+        if n < limit:
+            typer.echo(
+                json.dumps(
+                    {
+                        "partition": letter.partition,
+                        "offset": letter.offset,
+                        "reason": letter.reason,
+                        "json_path": letter.headers.get("json_path"),
+                        "source": f"{letter.headers.get('source_topic')}"
+                        f"[{letter.headers.get('source_partition')}]"
+                        f"@{letter.headers.get('source_offset')}",
+                        "bytes": len(letter.value),
+                    }
+                )
+            )
+    typer.echo(json.dumps({"by_reason": counts}))
+
+
+@app.command("replay")
+def replay_letters(
+    reason: Annotated[str | None, typer.Option(help="Only letters with this reason.")] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Validate only, publish nothing.")
+    ] = False,
+) -> None:
+    """Republish dead letters that validate against today's contracts."""
+    from services.adapters.contract_files import EVENT_SCHEMA, validator_for
+    from services.adapters.kafka_publisher import SpecUpdatePublisher
+    from services.ops.dead_letters import read_dead_letters, replay
+    from services.settings import CommonSettings
+
+    settings = CommonSettings()
+    letters = read_dead_letters(settings.kafka_bootstrap, settings.dlq_topic)
+    validator = validator_for(EVENT_SCHEMA, settings.schemas_dir)
+    if dry_run:
+        report = replay(letters, validator, None, reason=reason)
+    else:
+        with SpecUpdatePublisher(settings.kafka_bootstrap, topic=settings.topic) as publisher:
+            report = replay(letters, validator, publisher, reason=reason)
+    typer.echo(json.dumps(report.to_dict()))

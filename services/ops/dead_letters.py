@@ -1,0 +1,99 @@
+"""Inspect and replay the dead-letter topic.
+
+Replay reads every dead letter, re-validates its original bytes with today's contracts
+(a schema, mapping or spec-store fix may have made it valid) and republishes the ones
+that pass to the main topic. Replaying twice is harmless: the worker dedupes by event id.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kafka import KafkaConsumer, TopicPartition
+
+from services.adapters.kafka_publisher import SpecUpdatePublisher
+from services.core.errors import InvalidEvent
+from services.core.events import SchemaValidator, parse_event
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes
+    headers: dict[str, str]
+
+    @property
+    def reason(self) -> str:
+        return self.headers.get("reason", "unknown")
+
+
+def read_dead_letters(
+    bootstrap: str, topic: str, *, idle_timeout_s: float = 2.0
+) -> Iterator[DeadLetter]:
+    """Every record of the DLQ, from the beginning (manual assignment, no group)."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap.split(","), enable_auto_commit=False)
+    try:
+        partitions = consumer.partitions_for_topic(topic) or set()
+        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
+        if not tps:
+            return
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        ends = consumer.end_offsets(tps)
+        deadline = time.monotonic() + idle_timeout_s
+        while any(consumer.position(tp) < ends[tp] for tp in tps) and time.monotonic() < deadline:
+            for tp, records in consumer.poll(timeout_ms=200).items():
+                deadline = time.monotonic() + idle_timeout_s
+                for r in records:
+                    yield DeadLetter(
+                        tp.partition,
+                        r.offset,
+                        r.key,
+                        r.value or b"",
+                        {k: v.decode("utf-8", "replace") for k, v in (r.headers or [])},
+                    )
+    finally:
+        consumer.close()
+
+
+@dataclass
+class ReplayReport:
+    read: int = 0
+    replayed: int = 0
+    still_invalid: Counter[str] = field(default_factory=Counter)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "read": self.read,
+            "replayed": self.replayed,
+            "still_invalid": dict(self.still_invalid),
+        }
+
+
+def replay(
+    letters: Iterator[DeadLetter],
+    validator: SchemaValidator,
+    publisher: SpecUpdatePublisher | None,
+    *,
+    reason: str | None = None,
+) -> ReplayReport:
+    """Republish the letters that validate now; ``publisher=None`` is a dry run."""
+    report = ReplayReport()
+    for letter in letters:
+        if reason is not None and letter.reason != reason:
+            continue
+        report.read += 1
+        try:
+            event = parse_event(letter.value, letter.key, validator)
+        except InvalidEvent as exc:
+            report.still_invalid[exc.reason.value] += 1
+            continue
+        if publisher is not None:
+            publisher.publish_raw(event.kafka_key, letter.value)
+        report.replayed += 1
+    return report

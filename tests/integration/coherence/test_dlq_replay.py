@@ -1,0 +1,34 @@
+"""Dead letters can be listed and replayed once they validate."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from services.adapters.contract_files import EVENT_SCHEMA, validator_for
+from services.adapters.embedded_broker import EmbeddedBroker
+from services.adapters.kafka_publisher import SpecUpdatePublisher, ensure_topics
+from services.core.events import new_event
+from services.ops.dead_letters import read_dead_letters, replay
+
+pytestmark = [pytest.mark.integration]
+
+
+def test_replay_republishes_only_what_validates(broker: EmbeddedBroker) -> None:
+    dlq, main = "replay-test.dlq", "replay-test"
+    ensure_topics(broker.bootstrap, [(dlq, 2), (main, 2)])
+    good = new_event("iphone_15", ["weight"], 3, source="t")
+    with SpecUpdatePublisher(broker.bootstrap, topic=dlq) as letters:
+        letters.publish_raw(good.kafka_key, good.to_bytes(), [("reason", b"unknown_product")])
+        letters.publish_raw(b"iphone_15", b"{broken", [("reason", b"not_json")])
+    validator = validator_for(EVENT_SCHEMA)
+    read = list(read_dead_letters(broker.bootstrap, dlq))
+    assert sorted(letter.reason for letter in read) == ["not_json", "unknown_product"]
+    dry = replay(iter(read), validator, None)
+    assert dry.replayed == 1 and dry.still_invalid == {"not_json": 1}
+    with SpecUpdatePublisher(broker.bootstrap, topic=main) as publisher:
+        report = replay(iter(read), validator, publisher)
+    assert report.to_dict() == {"read": 2, "replayed": 1, "still_invalid": {"not_json": 1}}
+    republished = list(read_dead_letters(broker.bootstrap, main))
+    assert [json.loads(r.value)["id"] for r in republished] == [good.event_id]
