@@ -29,5 +29,13 @@ app.add_typer(dlq.app, name="dlq")
 app.command(name="demo")(demo.demo)
 
 
+@app.command(name="config")
+def config() -> None:
+    """Print the configuration reference (every CACHECOH_* variable) as Markdown."""
+    from services.config_reference import render_markdown
+
+    typer.echo(render_markdown())
+
+
 def main() -> None:
     app()

@@ -36,9 +36,11 @@ class CoherenceSettings(CommonSettings):
     fetch_max_wait_ms: int = Field(
         2, ge=0, description="Consumer long-poll bound; small keeps invalidation lag low."
     )
-    rebalance_timeout_s: float = Field(10.0, gt=0)
-    session_timeout_s: float = Field(10.0, gt=0)
-    heartbeat_interval_s: float = Field(1.0, gt=0)
+    rebalance_timeout_s: float = Field(10.0, gt=0, description="Consumer-group rebalance bound.")
+    session_timeout_s: float = Field(
+        10.0, gt=0, description="A silent worker loses its partitions after this."
+    )
+    heartbeat_interval_s: float = Field(1.0, gt=0, description="Consumer-group heartbeat.")
     commit_interval_s: float = Field(0.5, gt=0, description="How often acked offsets commit.")
     retry_initial_ms: int = Field(50, ge=1, description="First backoff on a transient error.")
     retry_max_ms: int = Field(5000, ge=1, description="Backoff cap (retries never give up).")
@@ -46,7 +48,7 @@ class CoherenceSettings(CommonSettings):
     batch_window_s: float = Field(
         0.001, gt=0, description="How long a batch waits for more records (adds to lag)."
     )
-    audit_batch_size: int = Field(500, ge=1)
+    audit_batch_size: int = Field(500, ge=1, description="Audit rows per SQL transaction.")
     audit_flush_ms: int = Field(20, ge=1, description="Audit rows are written in batches.")
     max_pending_acks: int = Field(5000, ge=1, description="Backpressure on unaudited events.")
     product_refresh_s: float = Field(30.0, gt=0, description="Spec-store directory refresh.")
