@@ -39,6 +39,7 @@ logger = logging.getLogger(__name__)
 
 REPLICA_HEADER = "x-cachecoh-replica"
 REASON_HEADER = "x-cachecoh-route-reason"
+PREFIX_ROUTING_HEADER = "x-cachecoh-prefix-routing"
 _FORWARDED_REQUEST_HEADERS = ("authorization", "content-type", "x-request-id", "accept")
 _FORWARDED_RESPONSE_HEADERS = ("content-type", "x-request-id", "cache-control")
 #: Failures where the replica never processed the request: safe to retry elsewhere.
@@ -175,7 +176,9 @@ def create_app(settings: RouterSettings, tokenizer: OfflineTokenizer | None = No
                 param="messages",
             )
         prefix_key = None
-        if pool.policy is RoutingPolicy.PREFIX_AFFINITY:
+        # The gateway's prefix-routing kill switch: route by load instead of by prefix.
+        prefix_routing = request.headers.get(PREFIX_ROUTING_HEADER, "on") != "off"
+        if pool.policy is RoutingPolicy.PREFIX_AFFINITY and prefix_routing:
             salt = payload.get(CACHE_SALT_FIELD)
             prefix_key = keyer.key(messages, salt if isinstance(salt, str) else None)
         stream = bool(payload.get("stream"))

@@ -1,0 +1,1 @@
+"""The OpenAI-compatible caching gateway (request and semantic layers, kept coherent)."""

@@ -1,0 +1,263 @@
+"""Composition root of the gateway: settings → adapters → service → FastAPI app.
+
+Nothing is created at import time; ``create_app`` builds every client, and the app's
+lifespan starts the kill-switch refresher and closes the clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import json
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis.asyncio as aioredis
+from fastapi import FastAPI
+
+from services.adapters.redis_tag_store import RedisClient, RedisTagStore
+from services.adapters.sql.engine import make_engine, upgrade
+from services.adapters.sql.spec_store import SpecStore
+from services.core.catalog import catalog_from_dict
+from services.core.keys import KeySpace
+from services.core.prompt import sop_catalog_from_dict
+from services.core.redaction import Redactor, vocabulary_words
+from services.gateway.app import ChatCompletionsApp, GatewayParts
+from services.gateway.app import create_app as create_routes
+from services.gateway.auth import AdminGuard, TenantDirectory
+from services.gateway.facts import SpecStoreFacts, store_policy_facts
+from services.gateway.metrics import GatewayMetrics
+from services.gateway.redis_controls import (
+    EntryInspector,
+    GatewayKeys,
+    RedisFillBreaker,
+    RedisKillSwitches,
+    RedisLeases,
+    RedisTokenBucket,
+    RequestPointers,
+    SwitchState,
+)
+from services.gateway.service import (
+    AdminService,
+    Extractor,
+    GatewayPolicy,
+    GatewayService,
+    PiiFinder,
+)
+from services.gateway.settings import GatewaySettings
+from services.gateway.upstream import HttpUpstream
+from services.paths import DEMO_DATA_DIR
+
+log = logging.getLogger(__name__)
+
+#: Files whose words are catalog or shopper vocabulary, never personal names.
+_VOCABULARY_FILES = ("catalog.json", "attributes.json")
+_PROJECT_VOCABULARY_FILES = ("semantic_lexicon.json", "admission_policy.json")
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def load_redactor(data_dir: Path = DEMO_DATA_DIR) -> Redactor:
+    """A redactor that knows the catalog's and the lexicon's words (not names/places)."""
+    documents = [_read_json(data_dir / name) for name in _VOCABULARY_FILES]
+    documents += [_read_json(DEMO_DATA_DIR / name) for name in _PROJECT_VOCABULARY_FILES]
+    return Redactor(vocabulary_words(*documents))
+
+
+def load_extractor(data_dir: Path) -> Extractor:
+    from services.semantic.loading import load_semantic_extractor
+
+    return load_semantic_extractor(data_dir)
+
+
+def redis_client(settings: GatewaySettings) -> RedisClient:
+    url = settings.redis_url.get_secret_value()
+    timeout = settings.redis_socket_timeout_s
+    if settings.redis_cluster:
+        return aioredis.RedisCluster.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+    return aioredis.Redis.from_url(
+        url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        max_connections=settings.redis_max_connections,
+    )
+
+
+def prepare_spec_store(settings: GatewaySettings) -> SpecStore:
+    """The spec store; migrated and seeded (catalog + store policies) when asked to."""
+    url = settings.database_url.get_secret_value()
+    if settings.seed_spec_store:
+        upgrade(url)
+    spec_store = SpecStore(make_engine(url), topic=settings.topic)
+    if settings.seed_spec_store:
+        seed_spec_store(spec_store, settings.data_dir)
+    return spec_store
+
+
+def seed_spec_store(spec_store: SpecStore, data_dir: Path) -> int:
+    """Insert the demo catalog and the store-wide policies (as product ``store``)."""
+    catalog = catalog_from_dict(_read_json(data_dir / "catalog.json"))
+    policies = _read_json(data_dir / "policy.json").get("store_policies", {})
+    return spec_store.seed([*catalog, store_policy_facts(policies)])
+
+
+def build_parts(
+    settings: GatewaySettings,
+    *,
+    extractor: Extractor | None = None,
+    redactor: PiiFinder | None = None,
+    spec_store: SpecStore | None = None,
+) -> tuple[GatewayParts, RedisClient, httpx.AsyncClient, RedisKillSwitches]:
+    client = redis_client(settings)
+    keys = KeySpace(settings.redis_prefix)
+    gateway_keys = GatewayKeys(settings.redis_prefix)
+    metrics = GatewayMetrics.create()
+    store = RedisTagStore(client, keys)
+
+    def switches_changed(state: SwitchState) -> None:
+        for layer, enabled in state.as_dict().items():
+            metrics.kill_switch_enabled.labels(layer).set(1 if enabled else 0)
+
+    switches = RedisKillSwitches(
+        client,
+        gateway_keys,
+        refresh_s=settings.kill_switch_refresh_s,
+        on_change=switches_changed,
+        on_error=lambda: metrics.store_errors.labels("kill_switches").inc(),
+    )
+    switches_changed(switches.state)
+    http = httpx.AsyncClient(
+        timeout=httpx.Timeout(
+            settings.upstream_timeout_s, connect=settings.upstream_connect_timeout_s
+        ),
+        limits=httpx.Limits(
+            max_connections=settings.upstream_max_connections,
+            max_keepalive_connections=settings.upstream_max_connections,
+        ),
+    )
+    upstream_key = (
+        settings.upstream_api_key.get_secret_value() if settings.upstream_api_key else None
+    )
+    upstream = HttpUpstream(
+        http, settings.upstream_url, timeout_s=settings.upstream_timeout_s, api_key=upstream_key
+    )
+    sop_path = settings.sop_templates or (settings.data_dir / "sop_templates.json")
+    if not sop_path.exists():
+        sop_path = DEMO_DATA_DIR / "sop_templates.json"
+    pointers = RequestPointers(client, keys)
+    service = GatewayService(
+        store=store,
+        pointers=pointers,
+        leases=RedisLeases(client, gateway_keys, settings.lease_ttl_ms),
+        bucket=RedisTokenBucket(
+            client,
+            gateway_keys,
+            capacity=settings.bucket_capacity,
+            refill_per_s=settings.bucket_refill_per_s,
+        ),
+        breaker=RedisFillBreaker(
+            client, gateway_keys, misses_per_minute=settings.breaker_misses_per_minute
+        ),
+        switches=switches,
+        upstream=upstream,
+        facts=SpecStoreFacts(spec_store or prepare_spec_store(settings)),
+        extractor=extractor or load_extractor(settings.data_dir),
+        redactor=redactor or load_redactor(settings.data_dir),
+        policy=GatewayPolicy(
+            request_key_secret=settings.request_key_secret.get_secret_value().encode(),
+            cache_salt_key=settings.cache_salt_key.get_secret_value().encode(),
+            sop=sop_catalog_from_dict(_read_json(sop_path)),
+            request_ttl_s=settings.request_ttl_s,
+            semantic_ttl_s=settings.semantic_ttl_s,
+            allow_temperature_cache=settings.allow_temperature_cache,
+            assumed_default_temperature=settings.assumed_default_temperature,
+            lease_wait_s=settings.lease_wait_s,
+            lease_poll_s=settings.lease_poll_ms / 1000,
+            fallback_message=settings.fallback_message,
+            store_retry_s=settings.redis_retry_s,
+        ),
+        metrics=metrics,
+        memo_entries=settings.memo_entries,
+    )
+    admin = AdminService(
+        switches=switches, bumper=store, entries=EntryInspector(client, keys), pointers=pointers
+    )
+    parts = GatewayParts(
+        service=service,
+        admin=admin,
+        tenants=TenantDirectory(settings.tenants_by_key_hash()),
+        guard=AdminGuard(settings.admin_token.get_secret_value()),
+        metrics=metrics,
+        upstream=upstream,
+        min_ttl_s=settings.min_ttl_s,
+        max_ttl_s=settings.max_ttl_s,
+        redis_ping=store.ping,
+    )
+    return parts, client, http, switches
+
+
+def create_app(
+    settings: GatewaySettings,
+    *,
+    extractor: Extractor | None = None,
+    redactor: PiiFinder | None = None,
+    spec_store: SpecStore | None = None,
+) -> ChatCompletionsApp:
+    """The gateway app. ``extractor``/``redactor``/``spec_store`` may be shared (tests)."""
+    parts, client, http, switches = build_parts(
+        settings, extractor=extractor, redactor=redactor, spec_store=spec_store
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        with contextlib.suppress(Exception):
+            await switches.refresh()
+        # The dictionaries (jieba, lexicon, catalog) are millions of long-lived objects;
+        # left to the collector, every full collection would stall requests for ~100 ms.
+        gc.collect()
+        gc.freeze()
+        refresher = asyncio.create_task(switches.run())
+        try:
+            yield
+        finally:
+            refresher.cancel()
+            with contextlib.suppress(BaseException):
+                await refresher
+            await parts.service.aclose()
+            await http.aclose()
+            await client.aclose()
+
+    return create_routes(parts, lifespan)
+
+
+def serve(settings: GatewaySettings) -> None:
+    """Run under uvicorn with uvloop and httptools when they are installed."""
+    import importlib.util
+
+    import uvicorn
+
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    # httpx logs every upstream call at INFO: noise on the miss path.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+    http = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        loop=loop,
+        http=http,
+        log_level=settings.log_level.lower(),
+        access_log=False,
+        timeout_graceful_shutdown=5,
+    )

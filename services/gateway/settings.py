@@ -1,0 +1,125 @@
+"""Settings of the gateway (``CACHECOH_*`` environment variables, see docs/gateway.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import SettingsConfigDict
+
+from services.settings import CommonSettings
+
+_TENANT = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class GatewaySettings(CommonSettings):
+    # Validation errors must not echo secrets (API keys, tokens) back to the terminal.
+    model_config = SettingsConfigDict(**CommonSettings.model_config, hide_input_in_errors=True)
+
+    host: str = Field("127.0.0.1", description="Address the gateway binds.")
+    port: int = Field(8000, ge=0, le=65535, description="Port the gateway binds.")
+    upstream_url: str = Field(
+        "http://127.0.0.1:8100", description="OpenAI-compatible upstream (vLLM, router, engine)."
+    )
+    upstream_api_key: SecretStr | None = Field(None, description="Bearer token for the upstream.")
+    upstream_timeout_s: float = Field(30.0, gt=0, description="Upstream call timeout (then 504).")
+    upstream_connect_timeout_s: float = Field(2.0, gt=0, description="Upstream connect timeout.")
+    upstream_max_connections: int = Field(256, ge=1, description="Pooled upstream connections.")
+    api_keys: SecretStr = Field(
+        description="JSON object mapping client API keys to tenant ids. Keys are kept hashed."
+    )
+    admin_token: SecretStr = Field(description="Bearer token of the /admin API (required).")
+    request_key_secret: SecretStr = Field(
+        description="HMAC secret of cache keys: keys cannot be recomputed without it."
+    )
+    cache_salt_key: SecretStr = Field(
+        description="HMAC key deriving each tenant's prefix-cache salt (vLLM cache_salt)."
+    )
+    request_ttl_s: int = Field(3600, ge=1, description="Default TTL of request-layer entries.")
+    semantic_ttl_s: int = Field(6 * 3600, ge=1, description="Default TTL of semantic entries.")
+    min_ttl_s: int = Field(1, ge=1, description="Lower bound of the X-Cache-TTL override.")
+    max_ttl_s: int = Field(7 * 24 * 3600, ge=1, description="Upper bound of X-Cache-TTL.")
+    allow_temperature_cache: bool = Field(
+        False, description="Cache answers sampled with temperature > 0."
+    )
+    assumed_default_temperature: float = Field(
+        1.0, ge=0, le=2, description="The upstream's temperature when a request sets none."
+    )
+    lease_ttl_ms: int = Field(
+        35_000, ge=100, description="Single-flight lease; outlives one upstream call."
+    )
+    lease_wait_s: float = Field(
+        30.0, gt=0, description="How long a waiter waits for the filled answer."
+    )
+    lease_poll_ms: int = Field(20, ge=1, description="Waiters on another replica poll this often.")
+    bucket_capacity: int = Field(20, ge=1, description="Token bucket size per key (miss path).")
+    bucket_refill_per_s: float = Field(5.0, gt=0, description="Tokens added per second per key.")
+    breaker_misses_per_minute: int = Field(
+        120, ge=1, description="Upstream misses of one key per minute before the breaker opens."
+    )
+    fallback_message: str = Field(
+        "This question is getting a lot of attention right now; please try again in a minute.",
+        description="Message of the 503 answered while a key's fill breaker is open.",
+    )
+    kill_switch_refresh_s: float = Field(
+        0.5, gt=0, le=1.0, description="Kill switches are re-read this often (seen within 1 s)."
+    )
+    memo_entries: int = Field(
+        8192, ge=0, description="In-process memo of redaction and fingerprint results."
+    )
+    redis_socket_timeout_s: float = Field(0.5, gt=0, description="Fail open after this.")
+    redis_max_connections: int = Field(128, ge=1, description="Redis connection pool size.")
+    redis_retry_s: float = Field(
+        1.0, gt=0, description="After a Redis error, requests skip Redis for this long."
+    )
+    seed_spec_store: bool = Field(
+        False, description="Migrate the spec store and seed the demo catalog at start."
+    )
+    sop_templates: Path | None = Field(
+        None, description="sop_templates.json (default: the one in data_dir)."
+    )
+
+    @field_validator("api_keys")
+    @classmethod
+    def _api_keys_are_a_tenant_map(cls, value: SecretStr) -> SecretStr:
+        parse_api_keys(value.get_secret_value())
+        return value
+
+    @model_validator(mode="after")
+    def _secrets_are_set(self) -> GatewaySettings:
+        for name in ("admin_token", "request_key_secret", "cache_salt_key"):
+            secret: SecretStr = getattr(self, name)
+            if len(secret.get_secret_value()) < 16:
+                raise ValueError(f"{name} must be at least 16 characters")
+        if self.min_ttl_s > self.max_ttl_s:
+            raise ValueError("min_ttl_s must not exceed max_ttl_s")
+        return self
+
+    def tenants_by_key_hash(self) -> dict[str, str]:
+        """API keys hashed (SHA-256 hex) → tenant: the raw keys are not kept."""
+        return {
+            hash_api_key(key): tenant
+            for key, tenant in parse_api_keys(self.api_keys.get_secret_value()).items()
+        }
+
+
+def hash_api_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def parse_api_keys(raw: str) -> dict[str, str]:
+    try:
+        mapping = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"api_keys is not JSON: {exc.msg}") from exc
+    if not isinstance(mapping, dict) or not mapping:
+        raise ValueError("api_keys must be a non-empty JSON object of key -> tenant")
+    for key, tenant in mapping.items():
+        if not isinstance(tenant, str) or not _TENANT.match(tenant):
+            raise ValueError("every tenant id must be 1-64 characters of A-Z a-z 0-9 _ . -")
+        if len(key) < 8:
+            raise ValueError("every API key must be at least 8 characters")
+    return {str(k): str(v) for k, v in mapping.items()}
