@@ -21,18 +21,17 @@ def upgrade(revision: str = typer.Argument("head")) -> None:
 
 @app.command("seed")
 def seed() -> None:
-    """Load the demo catalog into the spec store (products already there are kept)."""
-    import json
-
+    """Load the demo catalog and store policies into the spec store (existing rows kept)."""
+    from services.adapters.demo_catalog import load_demo_catalog
     from services.adapters.sql.engine import make_engine
     from services.adapters.sql.engine import upgrade as run_upgrade
     from services.adapters.sql.spec_store import SpecStore
-    from services.core.catalog import catalog_from_dict
     from services.settings import CommonSettings
 
     settings = CommonSettings()
     url = settings.database_url.get_secret_value()
     run_upgrade(url)
-    catalog = json.loads((settings.data_dir / "catalog.json").read_text(encoding="utf-8"))
-    added = SpecStore(make_engine(url), topic=settings.topic).seed(catalog_from_dict(catalog))
+    added = SpecStore(make_engine(url), topic=settings.topic).seed(
+        load_demo_catalog(settings.data_dir)
+    )
     typer.echo(f"seeded {added} products")

@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 from prometheus_client import start_http_server
 
 from services.adapters.contract_files import EVENT_SCHEMA, load_mappings, validator_for
+from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.kafka_publisher import ensure_topics
 from services.adapters.redis_tag_store import RedisClient, RedisTagStore
 from services.adapters.sql.audit import AuditLog
@@ -25,7 +26,6 @@ from services.coherence.handler import CoherenceHandler
 from services.coherence.metrics import CoherenceMetrics
 from services.coherence.retry import Backoff
 from services.coherence.settings import CoherenceSettings
-from services.core.catalog import catalog_from_dict
 from services.core.keys import KeySpace
 from services.core.mapping import MappingSet
 from services.settings import CommonSettings
@@ -61,8 +61,7 @@ def prepare_database(settings: CoherenceSettings, *, seed_catalog: bool = True) 
     upgrade(url)
     store = SpecStore(make_engine(url), topic=settings.topic)
     if seed_catalog:
-        catalog = json.loads((settings.data_dir / "catalog.json").read_text(encoding="utf-8"))
-        added = store.seed(catalog_from_dict(catalog))
+        added = store.seed(load_demo_catalog(settings.data_dir))
         if added:
             log.info("seeded the spec store with %d products", added)
     return store

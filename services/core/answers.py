@@ -48,6 +48,9 @@ class AnswerMeta:
     spec_versions: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     etag: str = ""
     chunks: tuple[str, ...] = ()
+    #: The upstream usage when the answer was generated: what a hit saves (CSR).
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
     @property
     def surrogate_key(self) -> str:
@@ -85,6 +88,7 @@ def encode_answer(meta: AnswerMeta, response: bytes) -> bytes:
             "spec_versions": dict(meta.spec_versions),
             "etag": meta.etag or etag_of(response),
             "chunks": list(meta.chunks),
+            "usage": [meta.prompt_tokens, meta.completion_tokens],
         }
     )
     return header + b"\n" + response
@@ -115,6 +119,8 @@ def decode_answer(body: bytes) -> CachedAnswer:
             ),
             etag=str(raw["etag"]),
             chunks=tuple(str(c) for c in raw.get("chunks", ())),
+            prompt_tokens=int(raw.get("usage", (0, 0))[0]),
+            completion_tokens=int(raw.get("usage", (0, 0))[1]),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise AnswerFormatError(f"metadata field missing or mistyped: {exc}") from exc
@@ -189,6 +195,11 @@ class StreamAssembly:
     @property
     def chunks(self) -> tuple[str, ...]:
         return tuple(self._chunks)
+
+    @property
+    def usage(self) -> Any:
+        """The stream's ``usage`` chunk, if the upstream sent one."""
+        return self._usage
 
     def completion(self) -> dict[str, Any]:
         if self._unsupported is not None:

@@ -85,6 +85,23 @@ def catalog_from_dict(raw: Mapping[str, Any]) -> tuple[ProductFacts, ...]:
     return tuple(product_from_dict(p) for p in raw.get("products", ()))
 
 
+def store_policy_facts(policies: Mapping[str, Any], *, spec_version: int = 1) -> ProductFacts:
+    """The store-wide policies (``policy.json: store_policies``) as the ``store`` product,
+    so policy answers have facts, a spec version and tags like any product's."""
+    specs = {
+        name: {"value": text} if isinstance(text, str) else text for name, text in policies.items()
+    }
+    return ProductFacts(
+        product_id=STORE_PRODUCT_ID,
+        category="store",
+        brand="",
+        spec_version=spec_version,
+        names_zh=("本店",),
+        names_en=("Store policy",),
+        specs=_freeze(specs),
+    )
+
+
 class SpecChangeError(ValueError):
     """A requested spec change does not fit the product's spec shape."""
 

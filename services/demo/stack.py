@@ -22,6 +22,7 @@ from pathlib import Path
 
 import redis
 
+from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.embedded_broker import EmbeddedBroker, free_port
 from services.adapters.embedded_redis import RedisServerProcess
 from services.adapters.kafka_publisher import SpecUpdatePublisher, ensure_topics
@@ -30,7 +31,6 @@ from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
 from services.business.relay import OutboxRelay
 from services.coherence.process import WorkerProcess
-from services.core.catalog import catalog_from_dict
 from services.core.keys import KeySpace
 from services.inference.launcher import ManagedProcess, start_engine, wait_healthy
 from services.paths import DEMO_DATA_DIR
@@ -98,8 +98,7 @@ class EmbeddedStack:
         self.spec_store = SpecStore(
             make_engine(self.database_url), topic=TOPIC, source="cachecoh/demo"
         )
-        catalog = json.loads((DEMO_DATA_DIR / "catalog.json").read_text(encoding="utf-8"))
-        self.spec_store.seed(catalog_from_dict(catalog))
+        self.spec_store.seed(load_demo_catalog(DEMO_DATA_DIR))
         self.audit = AuditLog(self.spec_store.engine)
         progress("database", "SQLite spec store seeded with the demo catalog")
 

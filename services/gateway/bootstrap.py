@@ -18,18 +18,23 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 from fastapi import FastAPI
+from jsonschema import Draft202012Validator
 
+from services.adapters.contract_files import json_path, load_schema, read_json
+from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.redis_tag_store import RedisClient, RedisTagStore
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
-from services.core.catalog import catalog_from_dict
+from services.core.csr import PriceTable, price_table_from_dict
+from services.core.errors import ContractError
 from services.core.keys import KeySpace
 from services.core.prompt import sop_catalog_from_dict
 from services.core.redaction import Redactor, vocabulary_words
 from services.gateway.app import ChatCompletionsApp, GatewayParts
 from services.gateway.app import create_app as create_routes
 from services.gateway.auth import AdminGuard, TenantDirectory
-from services.gateway.facts import SpecStoreFacts, store_policy_facts
+from services.gateway.costs import CostLedger
+from services.gateway.facts import SpecStoreFacts
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.redis_controls import (
     EntryInspector,
@@ -104,9 +109,25 @@ def prepare_spec_store(settings: GatewaySettings) -> SpecStore:
 
 def seed_spec_store(spec_store: SpecStore, data_dir: Path) -> int:
     """Insert the demo catalog and the store-wide policies (as product ``store``)."""
-    catalog = catalog_from_dict(_read_json(data_dir / "catalog.json"))
-    policies = _read_json(data_dir / "policy.json").get("store_policies", {})
-    return spec_store.seed([*catalog, store_policy_facts(policies)])
+    return spec_store.seed(load_demo_catalog(data_dir))
+
+
+def load_price_table(settings: GatewaySettings) -> PriceTable:
+    """The CSR price table, validated against schemas/prices.schema.json at start."""
+    path = settings.prices_file or (settings.data_dir / "prices.json")
+    raw = read_json(path)
+    errors = sorted(
+        Draft202012Validator(load_schema("prices.schema.json", settings.schemas_dir)).iter_errors(
+            raw
+        ),
+        key=lambda e: list(e.absolute_path),
+    )
+    if errors:
+        raise ContractError(str(path), json_path(errors[0].absolute_path), errors[0].message)
+    try:
+        return price_table_from_dict(raw)
+    except ValueError as exc:
+        raise ContractError(str(path), "$.default_model", str(exc)) from exc
 
 
 def build_parts(
@@ -185,6 +206,7 @@ def build_parts(
             store_retry_s=settings.redis_retry_s,
         ),
         metrics=metrics,
+        costs=CostLedger.create(load_price_table(settings), metrics.registry),
         memo_entries=settings.memo_entries,
     )
     admin = AdminService(

@@ -8,31 +8,12 @@ then be stored as if it were current.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from types import MappingProxyType
-from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from services.adapters.sql.spec_store import SpecStore
 from services.core.catalog import STORE_PRODUCT_ID, ProductFacts
 from services.core.errors import DatabaseUnavailable
-
-
-def store_policy_facts(policies: Mapping[str, Any], *, spec_version: int = 1) -> ProductFacts:
-    """The store-wide policies (``policy.json: store_policies``) as the ``store`` product."""
-    specs = {
-        name: {"value": text} if isinstance(text, str) else text for name, text in policies.items()
-    }
-    return ProductFacts(
-        product_id=STORE_PRODUCT_ID,
-        category="store",
-        brand="",
-        spec_version=spec_version,
-        names_zh=("本店",),
-        names_en=("Store policy",),
-        specs=MappingProxyType(specs),
-    )
 
 
 class SpecStoreFacts:

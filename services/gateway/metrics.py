@@ -87,7 +87,7 @@ class GatewayMetrics:
                 registry=reg,
             ),
             fill_refused=Counter(
-                "cache_fill_refused",
+                "cachecoh_gateway_fill_refused",
                 "Guarded fills refused because a tag generation moved after the snapshot.",
                 ["layer"],
                 registry=reg,
@@ -127,7 +127,7 @@ class GatewayMetrics:
                 registry=reg,
             ),
             store_errors=Counter(
-                "cache_store_errors",
+                "cachecoh_gateway_store_errors",
                 "Redis calls that failed; the gateway failed open, by operation.",
                 ["operation"],
                 registry=reg,

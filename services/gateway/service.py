@@ -51,6 +51,7 @@ from services.core.answers import (
 )
 from services.core.cache_control import CacheControls
 from services.core.catalog import STORE_PRODUCT_ID, ProductFacts
+from services.core.csr import CostLayer, Usage
 from services.core.entries import Snapshot
 from services.core.errors import CachecohError, DatabaseUnavailable, StoreUnavailable
 from services.core.keys import Layer
@@ -76,6 +77,7 @@ from services.core.request_key import (
 )
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
 from services.core.tags import Tag, answer_tags, parse_field
+from services.gateway.costs import CostLedger
 from services.gateway.memo import DigestMemo
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.redis_controls import Admission, EntryRecord, SwitchState
@@ -277,6 +279,8 @@ class _Call:
     started: float
     #: False once Redis failed for this request (or is in its back-off): skip the caches.
     store_ok: bool = True
+    #: Layers looked up so far (what the cost ledger charges lookups to).
+    looked_up: list[CostLayer] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -325,6 +329,7 @@ class GatewayService:
     redactor: PiiFinder
     policy: GatewayPolicy
     metrics: GatewayMetrics
+    costs: CostLedger | None = None
     memo_entries: int = 8192
     clock: Callable[[], float] = time.time
     _flights: dict[str, _Flight] = field(default_factory=dict, init=False)
@@ -389,6 +394,7 @@ class GatewayService:
         if not switches.request:
             self.metrics.bypass_reasons.labels("request", "kill_switch").inc()
         elif not controls.no_cache and call.store_ok:
+            call.looked_up.append(CostLayer.REQUEST)
             try:
                 found: CachedAnswer | LookupStatus = await self._lookup_request(digest)
             except StoreUnavailable:
@@ -410,6 +416,7 @@ class GatewayService:
             return await self._bypass(call, "kill_switch")
 
         if keys.semantic is not None and not controls.no_cache and call.store_ok:
+            call.looked_up.append(CostLayer.SEMANTIC)
             try:
                 lookup = await self.store.lookup(keys.product, Layer.SEMANTIC, keys.semantic)
             except StoreUnavailable:
@@ -496,6 +503,11 @@ class GatewayService:
         responses, lookups = self._hit_counters[layer]
         responses.inc()
         lookups.inc()
+        if self.costs is not None:
+            usage = Usage(answer.meta.prompt_tokens, answer.meta.completion_tokens)
+            self.costs.hit(
+                call.request.model, CostLayer(LAYER_NAMES[layer]), usage, len(call.looked_up)
+            )
         status = CacheStatus(CacheState.HIT, layer)
         headers = {
             "x-cache": status.header(),
@@ -560,6 +572,7 @@ class GatewayService:
             stream = await self._open_stream(payload)
             return ChatReply(status, headers, events=self._relay(stream))
         answer = await self._complete(payload)
+        self._book_call(call, answer.response.get("usage"))
         headers["server-timing"] = self._timing(call, answer.duration_s)
         return ChatReply(status, headers, body=answer.body)
 
@@ -572,6 +585,8 @@ class GatewayService:
         finally:
             await stream.aclose()
             self.metrics.upstream_latency.labels("stream").observe(stream.duration_s)
+            if self.costs is not None:
+                self.costs.unpriced.inc()  # a relayed stream's usage is not parsed
 
     # -- misses ---------------------------------------------------------------------
 
@@ -770,6 +785,7 @@ class GatewayService:
                 status, headers, events=self._stream_and_fill(call, stream, plan, flight)
             )
         answer = await self._complete(payload)
+        self._book_call(call, answer.response.get("usage"))
         stored = await self._fill(plan, answer.response, answer.body, ())
         if flight is not None:
             flight.body = stored.get(flight.layer)
@@ -810,6 +826,7 @@ class GatewayService:
             yield _stream_error(exc)
         finally:
             await stream.aclose()
+            self._book_call(call, assembly.usage)
             self.metrics.upstream_latency.labels("stream").observe(stream.duration_s)
             if flight is not None:
                 await self._finish(flight)
@@ -859,6 +876,8 @@ class GatewayService:
             spec_versions={f.product_id: f.spec_version for f in plan.facts},
             etag=etag_of(response_bytes),
             chunks=chunks,
+            prompt_tokens=_usage_count(response, "prompt_tokens"),
+            completion_tokens=_usage_count(response, "completion_tokens"),
         )
         targets = [
             (Layer.SEMANTIC, keys.semantic, plan.semantic_ttl_ms),
@@ -886,6 +905,11 @@ class GatewayService:
         return stored
 
     # -- upstream -------------------------------------------------------------------
+
+    def _book_call(self, call: _Call, usage: Any) -> None:
+        if self.costs is not None:
+            lookups = {layer: call.looked_up.count(layer) for layer in set(call.looked_up)}
+            self.costs.upstream_call(call.request.model, usage, lookups)
 
     def _upstream_headers(self) -> dict[str, str]:
         if self.switches.state.prefix_routing:
@@ -921,6 +945,12 @@ class GatewayService:
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
+
+
+def _usage_count(response: Mapping[str, Any], name: str) -> int:
+    usage = response.get("usage")
+    value = usage.get(name) if isinstance(usage, Mapping) else None
+    return int(value) if isinstance(value, int) else 0
 
 
 def _stream_error(exc: UpstreamError) -> bytes:

@@ -78,6 +78,9 @@ class GatewaySettings(CommonSettings):
     seed_spec_store: bool = Field(
         False, description="Migrate the spec store and seed the demo catalog at start."
     )
+    prices_file: Path | None = Field(
+        None, description="Price table for the cost-savings rate (default: data_dir/prices.json)."
+    )
     sop_templates: Path | None = Field(
         None, description="sop_templates.json (default: the one in data_dir)."
     )

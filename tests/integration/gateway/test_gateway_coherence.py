@@ -111,8 +111,8 @@ async def test_late_fill_is_returned_but_never_cached(
         late_text = answered.json()["choices"][0]["message"]["content"]
         assert f"spec_version {event.spec_version - 1}" in late_text
 
-        assert await gateway.metric("cache_fill_refused_total", layer="request") == 1
-        assert await gateway.metric("cache_fill_refused_total", layer="semantic") == 1
+        assert await gateway.metric("cachecoh_gateway_fill_refused_total", layer="request") == 1
+        assert await gateway.metric("cachecoh_gateway_fill_refused_total", layer="semantic") == 1
         follow_up = await client.post("/v1/chat/completions", json=question)
     assert follow_up.headers["x-cache"] == "MISS"
     assert (

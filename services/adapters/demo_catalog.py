@@ -1,0 +1,15 @@
+"""The demo domain's products as the spec store is seeded with them: every catalog
+product plus the store-wide policies as product ``store`` (one loader for every process)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from services.core.catalog import ProductFacts, catalog_from_dict, store_policy_facts
+
+
+def load_demo_catalog(data_dir: Path) -> list[ProductFacts]:
+    catalog = json.loads((data_dir / "catalog.json").read_text(encoding="utf-8"))
+    policy = json.loads((data_dir / "policy.json").read_text(encoding="utf-8"))
+    return [*catalog_from_dict(catalog), store_policy_facts(policy.get("store_policies", {}))]
