@@ -11,11 +11,11 @@ from __future__ import annotations
 import logging
 import re
 import time
-from functools import partial
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from services.adapters.sql.audit import AuditRecord

@@ -38,7 +38,9 @@ class ModelPrice:
     output_per_mtok: float
     cached_input_per_mtok: float
 
-    def call_cost(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
+    def call_cost(
+        self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0
+    ) -> float:
         uncached = max(0, prompt_tokens - cached_tokens)
         return (
             uncached * self.input_per_mtok

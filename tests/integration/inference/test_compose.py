@@ -18,6 +18,7 @@ def _docker_compose_installed() -> None:
     # `make test` installs it; a missing tool is a failure, never a silent skip.
     assert shutil.which("docker-compose"), "docker-compose missing: apt-get install docker-compose"
 
+
 _MISSING = re.compile(r"Missing mandatory value for .*?: set ([A-Z0-9_]+)")
 
 
