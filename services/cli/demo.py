@@ -30,7 +30,10 @@ def demo(
     try:
         with console.status("starting the embedded stack") as status:
             stack.start(lambda step, message: status.update(f"[b]{step}[/b] {message}"))
-        console.log(f"stack up: gateway {stack.gateway_url}, logs in {stack.workdir}")
+        console.log(
+            f"stack up: gateway {stack.gateway_url} (live page {stack.gateway_url}/dashboard), "
+            f"logs in {stack.workdir}"
+        )
         tally = asyncio.run(run_scenario(stack, seconds, console))
     finally:
         with console.status("stopping everything"):

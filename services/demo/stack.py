@@ -137,6 +137,7 @@ class EmbeddedStack:
             "CACHECOH_ADMIN_TOKEN": self.admin_token,
             "CACHECOH_REQUEST_KEY_SECRET": secrets.token_hex(32),
             "CACHECOH_CACHE_SALT_KEY": secrets.token_hex(32),
+            "CACHECOH_DASHBOARD_METRICS_URLS": f"http://127.0.0.1:{self.worker.metrics_port}/metrics",
         }
         gateway_log = (self.workdir / "gateway.log").open("ab")
         self._gateway = subprocess.Popen(

@@ -24,6 +24,7 @@ from services.core.cache_control import NAMESPACE_HEADER, TTL_HEADER, parse_cach
 from services.core.errors import CachecohError, StoreUnavailable
 from services.core.request_key import InvalidRequest
 from services.gateway.auth import AdminGuard, TenantDirectory
+from services.gateway.dashboard import DashboardSource, dashboard_html
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.service import (
     AdminService,
@@ -119,6 +120,7 @@ class GatewayParts:
     min_ttl_s: int
     max_ttl_s: int
     redis_ping: Callable[[], Any]
+    dashboard: DashboardSource | None = None
 
 
 class ChatCompletionsApp:
@@ -254,6 +256,18 @@ def create_app(
     @app.get("/metrics")
     async def metrics() -> Response:
         return Response(generate_latest(parts.metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    @app.get("/dashboard", response_model=None, include_in_schema=False)
+    async def dashboard_page() -> Response:
+        return Response(dashboard_html(), media_type="text/html; charset=utf-8")
+
+    @app.get("/dashboard/data", response_model=None)
+    async def dashboard_data() -> Response:
+        if parts.dashboard is None:
+            return error_response(404, "dashboard disabled", "not_found")
+        numbers = await parts.dashboard.numbers()
+        numbers["kill_switches"] = service.switches.state.as_dict()
+        return Response(orjson.dumps(numbers), media_type=JSON)
 
     def require_admin(request: Request) -> None:
         parts.guard.check(request.headers.get("authorization"))

@@ -34,6 +34,7 @@ from services.gateway.app import ChatCompletionsApp, GatewayParts
 from services.gateway.app import create_app as create_routes
 from services.gateway.auth import AdminGuard, TenantDirectory
 from services.gateway.costs import CostLedger
+from services.gateway.dashboard import DashboardSource
 from services.gateway.facts import SpecStoreFacts
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.redis_controls import (
@@ -222,6 +223,14 @@ def build_parts(
         min_ttl_s=settings.min_ttl_s,
         max_ttl_s=settings.max_ttl_s,
         redis_ping=store.ping,
+        dashboard=DashboardSource(
+            metrics.registry,
+            http,
+            [
+                f"{settings.upstream_url.rstrip('/')}/metrics",
+                *(u.strip() for u in settings.dashboard_metrics_urls.split(",") if u.strip()),
+            ],
+        ),
     )
     return parts, client, http, switches
 

@@ -78,6 +78,11 @@ class GatewaySettings(CommonSettings):
     seed_spec_store: bool = Field(
         False, description="Migrate the spec store and seed the demo catalog at start."
     )
+    dashboard_metrics_urls: str = Field(
+        "",
+        description="Extra /metrics URLs the /dashboard page reads (comma-separated), e.g. "
+        "the coherence worker's and the consistency checker's; the upstream's is always read.",
+    )
     prices_file: Path | None = Field(
         None, description="Price table for the cost-savings rate (default: data_dir/prices.json)."
     )

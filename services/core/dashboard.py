@@ -1,0 +1,140 @@
+"""The built-in dashboard's numbers, computed from Prometheus samples (pure).
+
+The page served at ``/dashboard`` shows the same numbers as the Grafana dashboard, read
+from the same metrics (the gateway's own, the upstream's, and optional extra sources
+such as the coherence worker), so it works with no Prometheus or Grafana running.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    name: str
+    labels: Mapping[str, str]
+    value: float
+
+
+def _ratio(part: float, whole: float) -> float | None:
+    return part / whole if whole > 0 else None
+
+
+def summarize(samples: Iterable[Sample]) -> dict[str, Any]:
+    """Group samples into the dashboard's sections (unknown metrics are ignored)."""
+    sums: dict[str, float] = defaultdict(float)
+    by: dict[str, dict[tuple[str, ...], float]] = defaultdict(lambda: defaultdict(float))
+    buckets: dict[float, float] = defaultdict(float)
+    kill_switches: dict[str, bool] = {}
+
+    def add(name: str, labels: Mapping[str, str], value: float, *keys: str) -> None:
+        sums[name] += value
+        if keys:
+            by[name][tuple(labels.get(k, "") for k in keys)] += value
+
+    for s in samples:
+        n, lab, v = s.name, s.labels, s.value
+        if n == "cachecoh_gateway_cache_lookups_total":
+            add(n, lab, v, "layer", "result")
+        elif n in (
+            "cachecoh_gateway_fill_refused_total",
+            "cachecoh_cost_saved_usd_total",
+            "cachecoh_cost_lookup_overhead_usd_total",
+        ):
+            add(n, lab, v, "layer")
+        elif n == "request_cache_bypass_reason_total":
+            add(n, lab, v, "reason")
+        elif n == "cachecoh_gateway_single_flight_waits_total":
+            add(n, lab, v, "outcome")
+        elif n == "cachecoh_gateway_pii_redactions_total":
+            add(n, lab, v, "kind")
+        elif n == "cachecoh_gateway_responses_total":
+            add(n, lab, v, "cache", "layer")
+        elif n == "cachecoh_coherence_events_total":
+            add(n, lab, v, "outcome")
+        elif n == "cachecoh_coherence_dlq_events_total":
+            add(n, lab, v, "reason")
+        elif n == "cachecoh_invalidation_lag_seconds_bucket":
+            buckets[float(lab.get("le", "inf"))] += v
+        elif n == "cachecoh_gateway_kill_switch_enabled":
+            kill_switches[lab.get("layer", "?")] = v >= 1
+        elif n == "cachecoh_coherence_consumer_lag_events":
+            sums[n] = max(sums[n], v)
+        else:
+            add(n, lab, v)
+
+    lookups = by["cachecoh_gateway_cache_lookups_total"]
+    layers = {}
+    for layer in ("request", "semantic"):
+        hit, miss, stale = (lookups.get((layer, r), 0.0) for r in ("hit", "miss", "stale"))
+        total = hit + miss + stale
+        layers[layer] = {
+            "lookups": total,
+            "hits": hit,
+            "misses": miss,
+            "stale": stale,
+            "hit_ratio": _ratio(hit, total),
+            "stale_ratio": _ratio(stale, total),
+        }
+    prefix_hits = sums["vllm:prefix_cache_hits_total"]
+    prefix_queries = sums["vllm:prefix_cache_queries_total"]
+    without = sums["cachecoh_cost_without_cache_usd_total"]
+    with_cache = sums["cachecoh_cost_with_cache_usd_total"]
+    saved = {k[0]: v for k, v in by["cachecoh_cost_saved_usd_total"].items()}
+    gross = sum(saved.values())
+    lag_bounds = sorted(buckets)
+    lag_hist = []
+    previous = 0.0
+    for bound in lag_bounds:
+        lag_hist.append({"le": bound, "count": buckets[bound] - previous})
+        previous = buckets[bound]
+    return {
+        "layers": layers,
+        "prefix": {
+            "hit_tokens": prefix_hits,
+            "queried_tokens": prefix_queries,
+            "hit_ratio": _ratio(prefix_hits, prefix_queries),
+            "evicted_blocks": sums["cachecoh_engine_prefix_cache_evicted_blocks_total"],
+        },
+        "responses": {
+            f"{k[0]} {k[1]}".strip(): v for k, v in by["cachecoh_gateway_responses_total"].items()
+        },
+        "bypass_reasons": {k[0]: v for k, v in by["request_cache_bypass_reason_total"].items()},
+        "fills_refused": {k[0]: v for k, v in by["cachecoh_gateway_fill_refused_total"].items()},
+        "protection": {
+            "single_flight_waits": {
+                k[0]: v for k, v in by["cachecoh_gateway_single_flight_waits_total"].items()
+            },
+            "token_bucket_rejections": sums["cachecoh_gateway_token_bucket_rejections_total"],
+            "breaker_trips": sums["cachecoh_gateway_fill_breaker_trips_total"],
+            "store_errors": sums["cachecoh_gateway_store_errors_total"],
+        },
+        "pii_redactions": {k[0]: v for k, v in by["cachecoh_gateway_pii_redactions_total"].items()},
+        "kill_switches": kill_switches,
+        "costs": {
+            "without_cache_usd": without,
+            "with_cache_usd": with_cache,
+            "savings_rate": _ratio(without - with_cache, without),
+            "saved_usd": saved,
+            "share": {layer: _ratio(v, gross) for layer, v in saved.items()},
+            "lookup_overhead_usd": {
+                k[0]: v for k, v in by["cachecoh_cost_lookup_overhead_usd_total"].items()
+            },
+        },
+        "coherence": {
+            "events": {k[0]: v for k, v in by["cachecoh_coherence_events_total"].items()},
+            "dead_letters": {k[0]: v for k, v in by["cachecoh_coherence_dlq_events_total"].items()},
+            "consumer_lag": sums["cachecoh_coherence_consumer_lag_events"],
+            "invalidation_lag_histogram": lag_hist,
+            "invalidation_lag_count": sums["cachecoh_invalidation_lag_seconds_count"],
+            "invalidation_lag_sum_s": sums["cachecoh_invalidation_lag_seconds_sum"],
+        },
+        "consistency": {
+            "checked_reads": sums["cachecoh_consistency_checked_reads_total"],
+            "violations": sums["cachecoh_consistency_violations_total"],
+        },
+    }
