@@ -172,7 +172,9 @@ async def test_requests_are_answered_when_redis_stops(
         health = await client.get("/health")
     assert health.json()["redis"] == "unavailable"
     # The first failure starts a back-off: the next requests do not wait for Redis at all.
-    assert await gateway.metric("cachecoh_gateway_store_errors_total", operation="request_lookup") == 1
+    assert (
+        await gateway.metric("cachecoh_gateway_store_errors_total", operation="request_lookup") == 1
+    )
     assert (
         await gateway.metric(
             "request_cache_bypass_reason_total", layer="all", reason="store_unavailable"
