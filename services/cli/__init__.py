@@ -37,5 +37,13 @@ def config() -> None:
     typer.echo(render_markdown())
 
 
+@app.command(name="metrics")
+def metrics() -> None:
+    """Print the metrics reference (every metric of every process) as Markdown."""
+    from services.metrics_reference import render_markdown
+
+    typer.echo(render_markdown())
+
+
 def main() -> None:
     app()
