@@ -64,8 +64,8 @@ PROCESSES: tuple[tuple[str, str, Callable[[CollectorRegistry], Any]], ...] = (
 def _rows(registry: CollectorRegistry) -> list[tuple[str, str, str, str]]:
     rows = []
     # prometheus-client keeps collectors privately; label names are only on the objects.
-    for collector in list(registry._collector_to_names):  # noqa: SLF001
-        for family in collector.describe():
+    for collector in list(registry._collector_to_names):
+        for family in collector.describe():  # type: ignore[attr-defined]
             suffix = "_total" if family.type == "counter" else ""
             labels = ", ".join(getattr(collector, "_labelnames", ()))
             rows.append((family.name + suffix, family.type, labels, family.documentation))
@@ -102,7 +102,7 @@ def render_markdown() -> str:
         "| series | meaning |",
         "| --- | --- |",
         "| `cachecoh:layer_hit_ratio:rate5m` | hit ratio per layer (request, semantic) |",
-        "| `semantic_cache_stale_ratio` | share of semantic lookups that found an invalidated entry |",
+        "| `semantic_cache_stale_ratio` | share of semantic lookups finding an invalidated entry |",
         "| `cachecoh:invalidation_lag_seconds:p99_5m` | p99 invalidation lag |",
         "| `cachecoh:cost_savings_rate:rate1h` | CSR over the last hour |",
         "| `cachecoh:cost_saved_share:rate1h` | each layer's share of the gross saving |",
