@@ -11,11 +11,23 @@ import pytest
 import redis
 from kafka import KafkaAdminClient
 
+from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.embedded_redis import RedisServerProcess
+from services.adapters.sql.engine import make_engine, upgrade
+from services.adapters.sql.spec_store import SpecStore
 from services.core.events import ProductSpecUpdated, new_event
+from services.paths import DEMO_DATA_DIR
 from tests.integration.coherence.conftest import WorkerEnv
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def spec_store_seeded(postgres_url: str) -> None:
+    """The worker's spec store knows the demo catalog (strict mode asks it)."""
+    upgrade(postgres_url)
+    store = SpecStore(make_engine(postgres_url), topic="unused")
+    store.seed(load_demo_catalog(DEMO_DATA_DIR))
 
 
 def _events(n: int, products: int = 12) -> list[ProductSpecUpdated]:
@@ -106,3 +118,24 @@ def test_a_crash_never_commits_past_an_unapplied_event(
             assert env.wait_audited(ids, timeout_s=60) == ids
         finally:
             restarted.stop()
+
+
+def test_strict_mode_dead_letters_unknown_products(
+    fresh_env: Callable[[], WorkerEnv], spec_store_seeded: None
+) -> None:
+    env = fresh_env()
+    worker = env.worker("strict", CACHECOH_STRICT_PRODUCTS="true").start()
+    try:
+        worker.wait_ready()
+        unknown = new_event("pixel_9", ["battery_life"], 2, source="test")
+        known = new_event("iphone_15", ["battery_life"], 2, source="test")
+        with env.publisher() as pub:
+            pub.publish(unknown)
+            pub.publish(known)
+        assert env.wait_audited({known.event_id}) == {known.event_id}
+        outcomes = {r["event_id"]: (r["outcome"], r["reason"]) for r in env.audit().rows(500)}
+        dead = [o for o in outcomes.values() if o[0] == "dead_lettered" and o[1]]
+        assert any(reason.startswith("unknown_product") for _, reason in dead)
+        assert unknown.event_id not in env.audit().applied_event_ids()
+    finally:
+        worker.stop()
