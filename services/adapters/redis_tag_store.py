@@ -6,6 +6,7 @@ errors are translated once, here, into ``StoreUnavailable``.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from typing import Any, TypeVar
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from services.core.entries import Snapshot, decode_entry, encode_entry
 from services.core.errors import StoreUnavailable
@@ -84,7 +85,7 @@ class RedisTagStore:
     async def _call(self, what: str, op: Callable[[], Awaitable[T]]) -> T:
         try:
             return await op()
-        except RedisError as exc:
+        except (RedisError, RedisClusterException) as exc:
             raise StoreUnavailable(f"redis {what} failed: {exc}") from exc
         except OSError as exc:
             raise StoreUnavailable(f"redis {what} failed: {exc}") from exc
@@ -170,15 +171,16 @@ class RedisTagStore:
         if ttl_ms <= 0:
             raise ValueError("every entry needs a TTL backstop")
 
+        calls = [
+            (
+                self._fill_keys(snapshot.product, layer, digest),
+                self._fill_args(layer, digest, snapshot, body, ttl_ms),
+            )
+            for layer, digest, snapshot, body in fills
+        ]
+
         async def run() -> list[Any]:
-            pipe = self._client.pipeline(transaction=False)
-            for layer, digest, snapshot, body in fills:
-                await self._fill(
-                    keys=self._fill_keys(snapshot.product, layer, digest),
-                    args=self._fill_args(layer, digest, snapshot, body, ttl_ms),
-                    client=pipe,  # type: ignore[arg-type]  # redis-py accepts pipelines
-                )
-            return list(await pipe.execute())
+            return await self._run_scripts(self._fill, calls)
 
         return [bool(r) for r in await self._call("fill pipeline", run)]
 
@@ -207,26 +209,32 @@ class RedisTagStore:
         the pipeline does not matter; a retried pipeline re-applies nothing twice.
         """
 
+        calls = [
+            (
+                [self.keys.generations(bump.product), self.keys.seen_event(bump.product, event_id)],
+                [self._dedupe_ttl_ms, self._generations_ttl_ms, spec_version, *bump.fields],
+            )
+            for bump, event_id, spec_version in bumps
+        ]
+
         async def run() -> list[Any]:
-            pipe = self._client.pipeline(transaction=False)
-            for bump, event_id, spec_version in bumps:
-                await self._bump(
-                    keys=[
-                        self.keys.generations(bump.product),
-                        self.keys.seen_event(bump.product, event_id),
-                    ],
-                    args=[
-                        self._dedupe_ttl_ms,
-                        self._generations_ttl_ms,
-                        spec_version,
-                        *bump.fields,
-                    ],
-                    client=pipe,  # type: ignore[arg-type]  # redis-py accepts pipelines
-                )
-            return list(await pipe.execute())
+            return await self._run_scripts(self._bump, calls)
 
         raw = await self._call("bump pipeline", run)
         return [_bump_result(bump, r) for (bump, _, _), r in zip(bumps, raw, strict=True)]
+
+    async def _run_scripts(
+        self, script: AsyncScript, calls: Sequence[tuple[list[str], list[Any]]]
+    ) -> list[Any]:
+        """Many calls of one script in one round trip. A standalone Redis takes them as a
+        pipeline; redis-py's cluster pipeline refuses EVALSHA, so on a cluster the calls
+        (one slot each) run concurrently instead."""
+        if isinstance(self._client, RedisCluster):
+            return list(await asyncio.gather(*(script(keys=k, args=a) for k, a in calls)))
+        pipe = self._client.pipeline(transaction=False)
+        for keys, args in calls:
+            await script(keys=keys, args=args, client=pipe)
+        return list(await pipe.execute())
 
     async def generations(self, product: str) -> dict[str, str]:
         """All generation fields of a product (admin and checker reads)."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 import typer
 
 app = typer.Typer(
-    help="Checks that prove the promises (consistency, faults).", no_args_is_help=True
+    help="Checks that prove the promises (consistency, faults, isolation, load).",
+    no_args_is_help=True,
 )
 
 
@@ -45,4 +46,188 @@ def consistency(
         for key, value in result.items():
             typer.echo(f"{key:24} {value}")
     if result["violations"]:
+        raise typer.Exit(1)
+
+
+@app.command("faults")
+def faults(
+    duration: float = typer.Option(600.0, min=10, help="Seconds of load under faults."),
+    kills: int | None = typer.Option(None, min=0, help="Worker SIGKILLs (default ~1 per 11 s)."),
+    broker_stalls: int | None = typer.Option(None, min=0, help="Broker SIGSTOP/SIGCONTs."),
+    redis_restarts: int | None = typer.Option(None, min=0, help="Restarts of the AOF Redis."),
+    update_rate: float = typer.Option(40.0, min=1, help="Spec updates per second."),
+    read_rate: float = typer.Option(3000.0, min=1, help="Reads per second (all readers)."),
+    seed: int = typer.Option(7, help="Workload and fault-schedule seed."),
+    database_url: str | None = typer.Option(
+        None, help="Audit database (default: a temp SQLite file)."
+    ),
+    keep_work_dir: bool = typer.Option(False, help="Keep logs and data of the run."),
+    worker_setting: list[str] = typer.Option(  # noqa: B008 - typer's idiom
+        [], help="CACHECOH_NAME=VALUE for the worker (repeatable), e.g. its fetch wait."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Reads, fills and events under worker kills, broker stalls and Redis restarts.
+
+    Exits 1 when an event was lost or a read was stale.
+    """
+    import json
+
+    from services.faults.load import LoadShape
+    from services.faults.rig import RigConfig
+    from services.faults.schedule import FaultPlan
+    from services.faults.suite import FaultSuiteConfig, default_plan, run_fault_suite
+    from services.faults.updates import UpdateShape
+
+    planned = default_plan(duration)
+    report = run_fault_suite(
+        FaultSuiteConfig(
+            duration_s=duration,
+            plan=FaultPlan(
+                worker_kills=planned.worker_kills if kills is None else kills,
+                broker_stalls=planned.broker_stalls if broker_stalls is None else broker_stalls,
+                redis_restarts=planned.redis_restarts if redis_restarts is None else redis_restarts,
+            ),
+            updates=UpdateShape(rate=update_rate),
+            load=LoadShape(read_rate=read_rate),
+            rig=RigConfig(database_url=database_url, keep_work_dir=keep_work_dir),
+            seed=seed,
+            worker_settings=_settings(worker_setting),
+        )
+    )
+    figures = report.to_dict()
+    if json_output:
+        typer.echo(json.dumps(figures, indent=2))
+    else:
+        for key, value in figures.items():
+            if key != "details":
+                typer.echo(f"{key:26} {value}")
+    if not report.passed:
+        raise typer.Exit(1)
+
+
+def _settings(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.startswith("CACHECOH_"):
+            raise typer.BadParameter(f"expected CACHECOH_NAME=VALUE, got {pair!r}")
+        out[name] = value
+    return out
+
+
+@app.command("fuzz")
+def fuzz(
+    events: int = typer.Option(10_000, min=1, help="Malformed records (hypothesis-generated)."),
+    valid: int = typer.Option(1_000, min=0, help="Valid events interleaved with them."),
+    seed: int = typer.Option(7, help="Generation and interleaving seed."),
+    include_known_bugs: bool = typer.Option(
+        False, help="Also generate the input classes that break the worker today (docs/faults.md)."
+    ),
+    database_url: str | None = typer.Option(
+        None, help="Audit database (default: a temp SQLite file)."
+    ),
+    settle_timeout: float = typer.Option(180.0, min=1, help="Seconds to wait for the worker."),
+    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Malformed events through the real broker and worker: 100 % DLQ, no restarts.
+
+    Needs the dev extras (hypothesis). Exits 1 when a malformed record was not
+    dead-lettered, a valid one was not applied, or the worker restarted.
+    """
+    import json
+
+    from services.faults.fuzz import FuzzConfig, run_fuzz
+    from services.faults.rig import RigConfig
+
+    report = run_fuzz(
+        FuzzConfig(
+            malformed=events,
+            valid=valid,
+            seed=seed,
+            include_known_bugs=include_known_bugs,
+            rig=RigConfig(redis_aof=False, database_url=database_url),
+            settle_timeout_s=settle_timeout,
+        )
+    )
+    figures = report.to_dict()
+    if json_output:
+        typer.echo(json.dumps(figures, indent=2))
+    else:
+        for key, value in figures.items():
+            if key != "details":
+                typer.echo(f"{key:26} {value}")
+    if not report.passed:
+        raise typer.Exit(1)
+
+
+@app.command("isolation")
+def isolation(
+    requests: int = typer.Option(100_000, min=10, help="Requests in the mixed traffic."),
+    tenants: int = typer.Option(3, min=2, max=26, help="Tenants asking the same questions."),
+    concurrency: int = typer.Option(32, min=1, help="Concurrent client connections."),
+    seed: int = typer.Option(7, help="Workload seed (questions, personal data, spoofing)."),
+    keep_work_dir: bool = typer.Option(False, help="Keep logs, Redis files and the database."),
+    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Tenants, shared questions, personal data: 0 cross-tenant hits, 0 raw PII at rest.
+
+    Also: the admin API refuses missing and wrong tokens. Needs the dev extras. Exits 1
+    when any of these fails (docs/isolation-and-load.md).
+    """
+    import json
+    import string
+
+    from services.checks.isolation import IsolationConfig, isolation_stack_config, run_isolation
+    from services.checks.report import render_text
+    from services.checks.tenant_traffic import TrafficShape
+
+    names = tuple(f"tenant-{letter}" for letter in string.ascii_lowercase[:tenants])
+    report = run_isolation(
+        IsolationConfig(
+            traffic=TrafficShape(requests=requests, seed=seed),
+            concurrency=concurrency,
+            stack=isolation_stack_config(tenants=names, keep_work_dir=keep_work_dir),
+        )
+    )
+    typer.echo(json.dumps(report, indent=2) if json_output else render_text(report))
+    if not report["passed"]:
+        raise typer.Exit(1)
+
+
+@app.command("load")
+def load(
+    seconds: float = typer.Option(30.0, min=1, help="Seconds per mix."),
+    concurrency: int = typer.Option(32, min=1, help="Concurrent client connections."),
+    bucket_capacity: int = typer.Option(10, min=1, help="Token bucket size per key."),
+    bucket_refill: float = typer.Option(2.0, min=0.01, help="Tokens per second per key."),
+    breaker_misses: int = typer.Option(120, min=1, help="Fill breaker: misses per minute."),
+    seconds_per_token: float = typer.Option(0.002, min=0, help="Engine decode time per token."),
+    keep_work_dir: bool = typer.Option(False, help="Keep the logs of the run."),
+    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Hit-heavy and miss-heavy mixes: throughput, latency, bucket bound, memory.
+
+    Upstream calls per key are checked against the token bucket. Needs the dev extras.
+    Exits 1 when a key's upstream calls exceeded the bucket or a
+    status other than 200/429/503 was answered.
+    """
+    import json
+
+    from services.checks.load import LoadConfig, run_load
+    from services.checks.report import render_text
+
+    report = run_load(
+        LoadConfig(
+            seconds=seconds,
+            concurrency=concurrency,
+            bucket_capacity=bucket_capacity,
+            bucket_refill_per_s=bucket_refill,
+            breaker_misses_per_minute=breaker_misses,
+            seconds_per_output_token=seconds_per_token,
+            keep_work_dir=keep_work_dir,
+        )
+    )
+    typer.echo(json.dumps(report, indent=2) if json_output else render_text(report))
+    if not report["passed"]:
         raise typer.Exit(1)

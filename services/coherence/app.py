@@ -9,13 +9,15 @@ audit row is committed; faust commits only contiguous acked offsets.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import faust
 
 from services.coherence.audit_writer import AuditWriter
+from services.coherence.fetch_wait import FetchWaitGovernor
 from services.coherence.handler import CoherenceHandler, RawRecord
-from services.coherence.kafka_transport import tuned_app_class
+from services.coherence.kafka_transport import FetchWaitControl, tuned_app_class
 from services.coherence.metrics import CoherenceMetrics
 from services.coherence.settings import CoherenceSettings
 
@@ -30,7 +32,10 @@ def create_app(
     metrics: CoherenceMetrics,
 ) -> faust.App:
     """Build the faust app. ``handler_factory(dlq_topic) -> CoherenceHandler``."""
-    app_class = tuned_app_class(settings.fetch_max_wait_ms)
+    fetch_wait = FetchWaitControl(settings.fetch_max_wait_ms)
+    governor = FetchWaitGovernor(settings.fetch_max_wait_ms, cap_ms=settings.fetch_max_wait_cap_ms)
+    metrics.fetch_wait_ms.set(settings.fetch_max_wait_ms)
+    app_class = tuned_app_class(fetch_wait)
     app = app_class(
         settings.consumer_group,
         broker=f"kafka://{settings.kafka_bootstrap}",
@@ -98,21 +103,33 @@ def create_app(
     async def write_audit() -> None:
         await audit_writer.run()
 
-    async def report_consumer_lag() -> None:
+    async def watch_partitions() -> None:
         consumer = app.consumer
         assigned = [tp for tp in consumer.assignment() if tp.topic == settings.topic]
         metrics.assigned_partitions.set(len(assigned))
+        highs: dict[int, int] = {}
+        fetched: dict[int, int] = {}
         for tp in assigned:
             try:
                 high = consumer.highwater(tp)
             except Exception:  # noqa: BLE001 - a metric must never stop the worker
                 log.debug("no high-water mark for %s yet", tp)
                 continue
-            if high is not None and tp.partition in positions:
-                metrics.consumer_lag.labels(str(tp.partition)).set(
-                    max(0, high - positions[tp.partition])
-                )
+            if high is None:
+                continue
+            highs[tp.partition] = high
+            # faust's read offset: the last record fetched (the committed one after a seek).
+            read = getattr(consumer, "_read_offset", {}).get(tp)
+            fetched[tp.partition] = -1 if read is None else int(read)
+            if tp.partition in positions:
+                lag = max(0, high - positions[tp.partition])
+                metrics.consumer_lag.labels(str(tp.partition)).set(lag)
+        changed = governor.observe(highs, fetched, time.monotonic())
+        if changed is not None:
+            log.warning("fetching stalled or recovered: consumer fetch wait now %d ms", changed)
+            fetch_wait.set(changed)
+            metrics.fetch_wait_ms.set(changed)
 
     app.task(write_audit)
-    app.timer(interval=1.0)(report_consumer_lag)
+    app.timer(interval=1.0)(watch_partitions)
     return app

@@ -12,10 +12,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from services.adapters.sql.audit import AuditLog, AuditRecord
+from services.adapters.sql.audit import AuditLog, AuditRecord, sanitized
 from services.coherence.metrics import CoherenceMetrics
 from services.coherence.retry import Backoff, retry_forever
-from services.core.errors import TransientError
+from services.core.errors import AuditRejected, TransientError
 
 log = logging.getLogger(__name__)
 AckCallback = Callable[[], Awaitable[object]]
@@ -65,6 +65,23 @@ class AuditWriter:
         if batch:
             await self._write(batch)
 
+    def _write_one_by_one(self, records: list[AuditRecord]) -> None:
+        """A refused batch: find the refused rows and store them sanitized, so one bad
+        row never stalls the stream (the events themselves were applied)."""
+        for record in records:
+            try:
+                self.audit.record_many([record])
+            except AuditRejected as exc:
+                log.error("audit row for %s refused (%s); storing it sanitized", record.offset, exc)
+                try:
+                    self.audit.record_many([sanitized(record, str(exc))])
+                except AuditRejected:
+                    log.error(
+                        "sanitized audit row refused too; event at offset %s unaudited",
+                        record.offset,
+                    )
+                    self.metrics.audit_rows_dropped.inc()
+
     async def _write(self, batch: list[tuple[AuditRecord, AckCallback]]) -> None:
         records = [r for r, _ in batch]
 
@@ -72,7 +89,10 @@ class AuditWriter:
             self.metrics.retries.labels("database").inc()
 
         async def write() -> None:
-            await asyncio.to_thread(self.audit.record_many, records)
+            try:
+                await asyncio.to_thread(self.audit.record_many, records)
+            except AuditRejected:
+                await asyncio.to_thread(self._write_one_by_one, records)
 
         await retry_forever("audit write", write, self.backoff, count)
         for _, on_durable in batch:

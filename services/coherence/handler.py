@@ -115,12 +115,57 @@ class CoherenceHandler:
             except InvalidEvent as exc:
                 audits.append(await self._dead_letter(record, exc))
                 continue
+            except Exception as exc:  # noqa: BLE001 - a bug must never stop the stream
+                audits.append(await self._internal_error(record, exc))
+                continue
             pending.append((len(audits), record, event, plan))
             audits.append(None)
         if pending:
-            for index, audit in await self._apply(pending):
+            for index, audit in await self._apply_isolated(pending):
                 audits[index] = audit
         return [a for a in audits if a is not None]
+
+    async def _apply_isolated(
+        self, pending: Sequence[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]]
+    ) -> list[tuple[int, AuditRecord]]:
+        """The batch in one round trip; if that fails for a reason other than a transient
+        one, event by event, so one poisonous event cannot block the others."""
+        try:
+            return await self._apply(pending)
+        except Exception:  # isolate the culprit below
+            log.exception(
+                "a batch of %d bumps failed; applying its events one by one", len(pending)
+            )
+        out: list[tuple[int, AuditRecord]] = []
+        for item in pending:
+            try:
+                out += await self._apply([item])
+            except Exception as exc:  # noqa: BLE001 - a bug must never stop the stream
+                out.append((item[0], await self._internal_error(item[1], exc)))
+        return out
+
+    async def _internal_error(self, record: RawRecord, exc: Exception) -> AuditRecord:
+        """Coarsest safe outcome for a record that hit a bug: invalidate its whole product
+        (the Kafka key), and keep the record in the DLQ for an operator."""
+        log.error(
+            "internal error on %s[%d]@%d (%s); invalidating the product, dead-lettering",
+            record.topic,
+            record.partition,
+            record.offset,
+            type(exc).__name__,
+            exc_info=exc,
+        )
+        key = record.key.decode("utf-8", "replace") if record.key else ""
+        note = "no product key: nothing invalidated"
+        if _looks_like_product(key):
+            bump = ProductBump(key, ("p",))
+            marker = f"internal:{record.topic}:{record.partition}:{record.offset}"
+            await self._retry("redis", lambda: self.store.bump_many([(bump, marker, 0)]))
+            self.metrics.fallback_invalidations.inc()
+            note = f"product {key} invalidated whole"
+        return await self._dead_letter(
+            record, InvalidEvent(InvalidReason.INTERNAL_ERROR, f"{type(exc).__name__}; {note}")
+        )
 
     async def _plan(self, event: ProductSpecUpdated) -> InvalidationPlan:
         variants = await self._retry(

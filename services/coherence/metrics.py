@@ -40,6 +40,8 @@ class CoherenceMetrics:
     consumer_lag: Gauge
     audit_pending: Gauge
     assigned_partitions: Gauge
+    audit_rows_dropped: Counter
+    fetch_wait_ms: Gauge
     last_applied: Gauge
 
     @classmethod
@@ -99,6 +101,16 @@ class CoherenceMetrics:
             assigned_partitions=Gauge(
                 "cachecoh_coherence_assigned_partitions",
                 "Partitions of the spec-update topic assigned to this worker.",
+                registry=reg,
+            ),
+            audit_rows_dropped=Counter(
+                "cachecoh_coherence_audit_rows_dropped",
+                "Audit rows the database refused even sanitized (the events were applied).",
+                registry=reg,
+            ),
+            fetch_wait_ms=Gauge(
+                "cachecoh_coherence_fetch_wait_ms",
+                "Current consumer long-poll bound (raised when a partition starves).",
                 registry=reg,
             ),
             last_applied=Gauge(

@@ -36,6 +36,9 @@ class CoherenceSettings(CommonSettings):
     fetch_max_wait_ms: int = Field(
         2, ge=0, description="Consumer long-poll bound; small keeps invalidation lag low."
     )
+    fetch_max_wait_cap_ms: int = Field(
+        1000, ge=1, description="Upper bound when a starving partition raises the fetch wait."
+    )
     rebalance_timeout_s: float = Field(10.0, gt=0, description="Consumer-group rebalance bound.")
     session_timeout_s: float = Field(
         10.0, gt=0, description="A silent worker loses its partitions after this."

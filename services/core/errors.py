@@ -10,6 +10,7 @@
     │   ├── StoreUnavailable      Redis
     │   ├── DatabaseUnavailable   the SQL database (audit, spec store, outbox)
     │   └── DeadLetterUnavailable the broker did not take a dead letter
+    ├── AuditRejected            the database refused an audit row's content (not transient)
     └── PublishError             the broker did not take an event (publisher side)
 
 Lower-layer errors (redis, SQLAlchemy, kafka) are translated once, in the adapters,
@@ -49,6 +50,8 @@ class InvalidReason(StrEnum):
     KEY_MISMATCH = "key_mismatch"
     UNKNOWN_PRODUCT = "unknown_product"
     UNKNOWN_FIELD = "unknown_field"
+    #: A bug met this record; its product was invalidated whole, the record kept here.
+    INTERNAL_ERROR = "internal_error"
 
 
 class InvalidEvent(CachecohError):
@@ -79,3 +82,7 @@ class PublishError(CachecohError):
 
 class DeadLetterUnavailable(TransientError):
     """The dead-letter topic did not acknowledge a record."""
+
+
+class AuditRejected(CachecohError):
+    """The database refused audit rows for their content; retrying them cannot help."""

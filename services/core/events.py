@@ -121,6 +121,7 @@ def parse_event(
         raise InvalidEvent(
             InvalidReason.NOT_JSON, f"line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
+    _refuse_lone_surrogates(doc)
     if validator.is_valid(doc):
         return _from_valid_document(doc, key)
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
@@ -133,6 +134,30 @@ def parse_event(
             _json_path(first.absolute_path),
         )
     raise InvalidEvent(InvalidReason.SCHEMA_VIOLATION, "rejected by the schema")
+
+
+def _refuse_lone_surrogates(doc: Any) -> None:
+    """JSON may escape a lone surrogate (\\ud800): valid JSON, but no Unicode text;
+    such an id could not be encoded into a key or stored."""
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidEvent(
+            InvalidReason.NOT_UTF8, f"lone surrogate escape at character {exc.start}"
+        ) from exc
+
+
+def _parse_time(value: str) -> datetime:
+    # The schema's pattern admits strings that are no instant (month 13, offset +99:00).
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InvalidEvent(
+            InvalidReason.SCHEMA_VIOLATION, "time is not a real instant", "$.time"
+        ) from exc
+    if parsed.tzinfo is None:
+        raise InvalidEvent(InvalidReason.SCHEMA_VIOLATION, "time has no offset", "$.time")
+    return parsed
 
 
 def _from_valid_document(doc: Mapping[str, Any], key: bytes | None) -> ProductSpecUpdated:
@@ -154,7 +179,7 @@ def _from_valid_document(doc: Mapping[str, Any], key: bytes | None) -> ProductSp
     return ProductSpecUpdated(
         event_id=str(doc["id"]),
         source=str(doc["source"]),
-        time=datetime.fromisoformat(str(doc["time"]).replace("Z", "+00:00")),
+        time=_parse_time(str(doc["time"])),
         product_id=product_id,
         spec_version=int(data["spec_version"]),
         changed_fields=tuple(dict.fromkeys(str(f) for f in data["changed_fields"])),

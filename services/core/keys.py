@@ -34,7 +34,7 @@ class KeySpace:
 
     def seen_event(self, product: str, event_id: str) -> str:
         # Event ids come from producers; hash them so no byte of theirs shapes a key.
-        digest = hashlib.sha256(event_id.encode()).hexdigest()[:32]
+        digest = hashlib.sha256(event_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         return f"{self.prefix}:seen:{{{product}}}:{digest}"
 
     def request_pointer(self, digest: str) -> str:

@@ -8,11 +8,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, func, select
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 
+from services.adapters.sql.engine import insert_or_ignore
 from services.adapters.sql.schema import AuditRow
-from services.core.errors import DatabaseUnavailable
+from services.core.errors import AuditRejected, DatabaseUnavailable
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +34,35 @@ class AuditRecord:
     worker: str
 
 
+#: The audit columns are BIGINT; anything outside is kept as NULL rather than refused.
+_BIGINT = range(-(2**63), 2**63)
+
+
+def sanitized(record: AuditRecord, why: str) -> AuditRecord:
+    """A row every database accepts: NULs dropped from text, out-of-range numbers nulled."""
+
+    def clean(text: str | None) -> str | None:
+        return None if text is None else text.replace("\x00", "")
+
+    return AuditRecord(
+        event_id=clean(record.event_id) or "(empty)",
+        product_id=clean(record.product_id),
+        spec_version=record.spec_version if record.spec_version in _BIGINT else None,
+        tenant=clean(record.tenant),
+        changed_fields=[clean(f) or "" for f in record.changed_fields],
+        tags=[clean(t) or "" for t in record.tags],
+        outcome=record.outcome,
+        reason=f"{clean(record.reason) or ''} [audit row sanitized: {why}]".strip(),
+        topic=record.topic,
+        partition=record.partition,
+        offset=record.offset,
+        event_time=record.event_time,
+        applied_at=record.applied_at,
+        lag_ms=record.lag_ms,
+        worker=record.worker,
+    )
+
+
 class AuditLog:
     """Insert-or-ignore by event id: a redelivered event keeps its first row."""
 
@@ -41,11 +70,7 @@ class AuditLog:
         self._engine = engine
 
     def _insert(self) -> Any:
-        if self._engine.dialect.name == "postgresql":
-            return postgresql.insert(AuditRow).on_conflict_do_nothing(index_elements=["event_id"])
-        if self._engine.dialect.name == "sqlite":
-            return sqlite.insert(AuditRow).on_conflict_do_nothing(index_elements=["event_id"])
-        raise NotImplementedError(self._engine.dialect.name)
+        return insert_or_ignore(self._engine, AuditRow, ["event_id"])
 
     def record_many(self, records: Sequence[AuditRecord]) -> None:
         if not records:
@@ -53,8 +78,11 @@ class AuditLog:
         try:
             with self._engine.begin() as conn:
                 conn.execute(self._insert(), [asdict(r) for r in records])
-        except SQLAlchemyError as exc:
+        except (OperationalError, InterfaceError) as exc:
             raise DatabaseUnavailable(f"audit insert failed: {exc.__class__.__name__}") from exc
+        except SQLAlchemyError as exc:
+            # Data, integrity or programming errors: the rows themselves are refused.
+            raise AuditRejected(f"audit rows refused: {exc.__class__.__name__}") from exc
 
     def count_by_outcome(self) -> dict[str, int]:
         with self._engine.connect() as conn:

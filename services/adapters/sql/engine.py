@@ -8,6 +8,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 
 MIGRATIONS = str(Path(__file__).resolve().parent / "migrations")
@@ -30,6 +31,16 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
 
         return engine
     return create_engine(url, pool_pre_ping=True, **kwargs)
+
+
+def insert_or_ignore(engine: Engine, table: Any, keys: list[str]) -> Any:
+    """``INSERT ... ON CONFLICT (keys) DO NOTHING`` for Postgres and SQLite: concurrent or
+    repeated writers of the same row never fail (check-then-insert would race)."""
+    if engine.dialect.name == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing(index_elements=keys)
+    if engine.dialect.name == "sqlite":
+        return sqlite.insert(table).on_conflict_do_nothing(index_elements=keys)
+    raise NotImplementedError(engine.dialect.name)
 
 
 def alembic_config(url: str) -> Config:

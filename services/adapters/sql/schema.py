@@ -70,7 +70,7 @@ class AuditRow(Base):
     # The event id, or "dlq:<topic>:<partition>:<offset>" when the record had none.
     event_id: Mapped[str] = mapped_column(String(160), unique=True)
     product_id: Mapped[str | None] = mapped_column(String(64), index=True)
-    spec_version: Mapped[int | None] = mapped_column(Integer)
+    spec_version: Mapped[int | None] = mapped_column(BigInteger)
     tenant: Mapped[str | None] = mapped_column(String(64))
     changed_fields: Mapped[list[str]] = mapped_column(JSON)
     tags: Mapped[list[str]] = mapped_column(JSON)

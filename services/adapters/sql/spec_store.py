@@ -16,6 +16,7 @@ from sqlalchemy import Engine, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from services.adapters.sql.engine import insert_or_ignore
 from services.adapters.sql.schema import OutboxRow, ProductSpec, ProductSpecVersion
 from services.core.catalog import ProductFacts, apply_spec_changes, product_from_dict
 from services.core.errors import CachecohError, DatabaseUnavailable
@@ -66,14 +67,12 @@ class SpecStore:
         """Insert products that are not there yet; returns how many were added."""
         now = datetime.now(UTC)
         added = 0
-        with Session(self._engine) as session, session.begin():
-            existing = set(session.scalars(select(ProductSpec.product_id)))
+        # Insert-or-ignore: two processes seeding an empty store at once must both succeed.
+        with self._engine.begin() as conn:
             for facts in products:
-                if facts.product_id in existing:
-                    continue
                 raw = facts.to_dict()
-                session.add(
-                    ProductSpec(
+                result = conn.execute(
+                    insert_or_ignore(self._engine, ProductSpec, ["product_id"]).values(
                         product_id=facts.product_id,
                         category=facts.category,
                         brand=facts.brand,
@@ -83,8 +82,10 @@ class SpecStore:
                         updated_at=now,
                     )
                 )
-                session.add(
-                    ProductSpecVersion(
+                conn.execute(
+                    insert_or_ignore(
+                        self._engine, ProductSpecVersion, ["product_id", "spec_version"]
+                    ).values(
                         product_id=facts.product_id,
                         spec_version=facts.spec_version,
                         specs=raw["specs"],
@@ -92,7 +93,7 @@ class SpecStore:
                         created_at=now,
                     )
                 )
-                added += 1
+                added += result.rowcount or 0
         return added
 
     def get(self, product_id: str) -> ProductFacts | None:
