@@ -25,6 +25,7 @@ from typing import Any
 
 import redis
 import redis.asyncio as aioredis
+from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -61,6 +62,28 @@ def _percentile(sorted_values: list[float], q: float) -> float:
         return float("nan")
     index = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
     return sorted_values[index]
+
+
+def _histogram_quantile(text: str, name: str, q: float) -> float | None:
+    """Like PromQL's histogram_quantile over one histogram in a /metrics text."""
+    buckets: list[tuple[float, float]] = []
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == f"{name}_bucket":
+                buckets.append((float(sample.labels["le"]), sample.value))
+    buckets.sort()
+    if not buckets or buckets[-1][1] == 0:
+        return None
+    rank = q * buckets[-1][1]
+    lower_bound, lower_count = 0.0, 0.0
+    for bound, count in buckets:
+        if count >= rank:
+            if bound == float("inf"):
+                return lower_bound
+            share = (rank - lower_count) / (count - lower_count) if count > lower_count else 0
+            return lower_bound + (bound - lower_bound) * share
+        lower_bound, lower_count = bound, count
+    return None
 
 
 def _answer_classes() -> list[tuple[str, str, tuple[str, ...]]]:
@@ -198,6 +221,10 @@ async def _dbsize(client: aioredis.Redis) -> int:
     return int(await client.dbsize())
 
 
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 2)
+
+
 def run_coherence_bench(
     config: CoherenceBenchConfig, console: Console | None = None
 ) -> dict[str, Any]:
@@ -267,6 +294,7 @@ def run_coherence_bench(
                     r["applied_at"].timestamp() for r in rows if r["outcome"] == "applied"
                 )
                 purge = loop.run_until_complete(_compare_purges(client, keys, assigned))
+                worker_metrics = worker.metrics_text()
             finally:
                 loop.run_until_complete(client.aclose())
                 loop.run_until_complete(seed_client.aclose())
@@ -288,6 +316,21 @@ def run_coherence_bench(
             "lag_ms_p99": round(_percentile(lags, 0.99), 3),
             "lag_ms_max": round(lags[-1], 3) if lags else None,
             "lag_ms_mean": round(statistics.fmean(lags), 3) if lags else None,
+            # Where the lag goes: producer + broker + fetch (record timestamp → received).
+            "broker_delay_ms_p50": _ms(
+                _histogram_quantile(worker_metrics, "cachecoh_coherence_broker_delay_seconds", 0.5)
+            ),
+            "broker_delay_ms_p99": _ms(
+                _histogram_quantile(worker_metrics, "cachecoh_coherence_broker_delay_seconds", 0.99)
+            ),
+            # The worker's own part (received → bump acknowledged).
+            "processing_ms_p50": _ms(
+                _histogram_quantile(worker_metrics, "cachecoh_coherence_processing_seconds", 0.5)
+            ),
+            "processing_ms_p99": _ms(
+                _histogram_quantile(worker_metrics, "cachecoh_coherence_processing_seconds", 0.99)
+            ),
+            "partitions": PARTITIONS,
             "fill_seconds": round(fill_s, 1),
             **purge,
             "targets": {"lag_ms_p99": 10.0, "scan_over_tag_ratio": 1000.0},

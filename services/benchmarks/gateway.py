@@ -3,7 +3,8 @@
 Everything runs on this machine: the offline engine (upstream) and the gateway as child
 processes (the gateway on uvloop + httptools, one worker), Redis (the configured one,
 under a private key prefix removed afterwards), a SQLite spec store in a temporary
-directory, and this process as the client (keep-alive HTTP/1.1 on asyncio, see _Connection).
+directory, and this process as the client (keep-alive HTTP/1.1 on asyncio, see
+``services.benchmarks.http_client``).
 
 Phases, each after a warm-up:
 
@@ -33,15 +34,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-import httptools
 import httpx
 import orjson
 import redis
 from rich.console import Console
 from rich.progress import Progress
 
+from services.benchmarks.http_client import KeepAliveClient
 from services.core.semantic.fingerprint import Fingerprint
 from services.inference.launcher import (
     LaunchError,
@@ -154,93 +155,8 @@ def _body(question: str, **extra: Any) -> bytes:
     )
 
 
-class _Connection(asyncio.Protocol):
-    """One keep-alive HTTP/1.1 connection; responses parsed by httptools.
-
-    The load generator shares two cores with the gateway and Redis, so it must be cheap:
-    aiohttp's client costs about 300 µs of CPU per request here and caps any server near
-    3k req/s; pre-encoded requests on a bare protocol cost a tenth of that.
-    """
-
-    def __init__(self) -> None:
-        self._parser = httptools.HttpResponseParser(self)
-        self._transport: asyncio.Transport | None = None
-        self._waiter: asyncio.Future[tuple[int, dict[str, str]]] | None = None
-        self._headers: dict[str, str] = {}
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        # uvloop's transports do not subclass asyncio.Transport but implement it.
-        self._transport = cast(asyncio.Transport, transport)
-
-    def data_received(self, data: bytes) -> None:
-        self._parser.feed_data(data)
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers[name.decode().lower()] = value.decode()
-
-    def on_message_complete(self) -> None:
-        waiter, self._waiter = self._waiter, None
-        if waiter is not None and not waiter.done():
-            waiter.set_result((self._parser.get_status_code(), self._headers))
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_exception(ConnectionError("gateway closed the connection"))
-
-    def send(self, raw: bytes) -> asyncio.Future[tuple[int, dict[str, str]]]:
-        assert self._transport is not None
-        self._headers = {}
-        self._waiter = asyncio.get_running_loop().create_future()
-        self._transport.write(raw)
-        return self._waiter
-
-    def close(self) -> None:
-        if self._transport is not None:
-            self._transport.close()
-
-
-class _Client:
-    def __init__(self, url: str, concurrency: int) -> None:
-        parsed = httpx.URL(url)
-        self._host = parsed.host
-        self._port = parsed.port or 80
-        self._size = concurrency
-        self._idle: list[_Connection] = []
-
-    def request(self, body: bytes, headers: dict[str, str] | None = None) -> bytes:
-        lines = [
-            "POST /v1/chat/completions HTTP/1.1",
-            f"host: {self._host}:{self._port}",
-            f"authorization: Bearer {API_KEY}",
-            "content-type: application/json",
-            f"content-length: {len(body)}",
-            *(f"{k}: {v}" for k, v in (headers or {}).items()),
-        ]
-        return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
-
-    async def _connection(self) -> _Connection:
-        if self._idle:
-            return self._idle.pop()
-        loop = asyncio.get_running_loop()
-        _, protocol = await loop.create_connection(_Connection, self._host, self._port)
-        return protocol
-
-    async def close(self) -> None:
-        for connection in self._idle:
-            connection.close()
-        self._idle.clear()
-
-    async def post(self, raw: bytes) -> tuple[int, dict[str, str], float]:
-        connection = await self._connection()
-        started = time.perf_counter()
-        status, headers = await connection.send(raw)
-        elapsed = time.perf_counter() - started
-        self._idle.append(connection)
-        return status, headers, elapsed
-
-
 async def _run_phase(
-    client: _Client,
+    client: KeepAliveClient,
     bodies: Sequence[bytes],
     *,
     requests: int,
@@ -290,7 +206,7 @@ def _server_timing(header: str) -> dict[str, float]:
 
 
 async def _miss_phase(
-    client: _Client, warm: Sequence[str], requests: int, progress: Progress
+    client: KeepAliveClient, warm: Sequence[str], requests: int, progress: Progress
 ) -> MissResult:
     overheads: list[float] = []
     upstream: list[float] = []
@@ -364,7 +280,7 @@ async def _measure(
 ) -> None:
     console = Console(stderr=True)
     warm, paraphrases = _workload(config.data_dir, config.questions)
-    client = _Client(url, config.concurrency)
+    client = KeepAliveClient(url, API_KEY)
     warm_bodies = [client.request(_body(q)) for q in warm]
     paraphrase_bodies = [client.request(_body(q)) for q in paraphrases]
     try:

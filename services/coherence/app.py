@@ -79,6 +79,10 @@ def create_app(
         manual = stream.noack()
         # Records that arrived together are applied together: one Redis round trip.
         async for batch in manual.noack_take(settings.batch_max, within=settings.batch_window_s):
+            received = time.time()
+            for event in batch:
+                if event.message.timestamp:
+                    metrics.broker_delay.observe(max(0.0, received - event.message.timestamp))
             records = [
                 RawRecord(
                     e.message.topic,
@@ -90,6 +94,9 @@ def create_app(
                 for e in batch
             ]
             audits = await handler.handle_batch(records)
+            handled = time.time() - received
+            for _ in audits:
+                metrics.processing.observe(handled)
             for event, audit in zip(batch, audits, strict=True):
                 positions[event.message.partition] = event.message.offset + 1
 

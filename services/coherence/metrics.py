@@ -42,6 +42,8 @@ class CoherenceMetrics:
     assigned_partitions: Gauge
     audit_rows_dropped: Counter
     fetch_wait_ms: Gauge
+    broker_delay: Histogram
+    processing: Histogram
     last_applied: Gauge
 
     @classmethod
@@ -111,6 +113,19 @@ class CoherenceMetrics:
             fetch_wait_ms=Gauge(
                 "cachecoh_coherence_fetch_wait_ms",
                 "Current consumer long-poll bound (raised when a partition starves).",
+                registry=reg,
+            ),
+            broker_delay=Histogram(
+                "cachecoh_coherence_broker_delay_seconds",
+                "Record timestamp (producer send) to the worker receiving it: the part of the "
+                "invalidation lag spent in the producer, the broker and the fetch.",
+                buckets=LAG_BUCKETS,
+                registry=reg,
+            ),
+            processing=Histogram(
+                "cachecoh_coherence_processing_seconds",
+                "Worker's own part of the lag: record received to its bump acknowledged.",
+                buckets=LAG_BUCKETS,
                 registry=reg,
             ),
             last_applied=Gauge(

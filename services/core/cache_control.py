@@ -78,6 +78,7 @@ def parse_cache_controls(
 
 
 def _seconds(value: str, header: str) -> int:
-    if not value.isdigit() or len(value) > 10:
+    # ASCII only: str.isdigit() accepts "²" (a latin-1 header byte), which int() refuses.
+    if not (value.isascii() and value.isdigit()) or len(value) > 10:
         raise InvalidRequest(f"header:{header}", "must be a whole number of seconds")
     return int(value)

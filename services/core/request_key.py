@@ -58,6 +58,9 @@ NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _WHITESPACE = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SEP = b"\x1f"
+#: The integers orjson can write (signed and unsigned 64-bit).
+_INT_MIN = -(2**63)
+_UINT_MAX = 2**64 - 1
 
 
 class InvalidRequest(CachecohError):
@@ -108,7 +111,9 @@ def _canonical_value(value: Any) -> Any:
     if isinstance(value, bool) or value is None or isinstance(value, str | int):
         return value
     if isinstance(value, float):
-        if math.isfinite(value) and value.is_integer():
+        # Only where the integer is representable: orjson.loads reads integers beyond 64
+        # bits as floats, and orjson.dumps refuses such an int (it was a 500).
+        if math.isfinite(value) and value.is_integer() and _INT_MIN <= value <= _UINT_MAX:
             return int(value)
         return value
     if isinstance(value, Mapping):

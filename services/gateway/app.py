@@ -26,6 +26,7 @@ from services.core.request_key import InvalidRequest
 from services.gateway.auth import AdminGuard, TenantDirectory
 from services.gateway.dashboard import DashboardSource, dashboard_html
 from services.gateway.metrics import GatewayMetrics
+from services.gateway.openapi import describe_routes
 from services.gateway.service import (
     AdminService,
     BreakerOpen,
@@ -294,4 +295,5 @@ def create_app(
             return error_response(404, "no such entry", "not_found", param="key")
         return Response(orjson.dumps(found), media_type=JSON)
 
+    describe_routes(app, min_ttl_s=parts.min_ttl_s, max_ttl_s=parts.max_ttl_s)
     return ChatCompletionsApp(parts, app)

@@ -163,6 +163,9 @@ def build_parts(
         limits=httpx.Limits(
             max_connections=settings.upstream_max_connections,
             max_keepalive_connections=settings.upstream_max_connections,
+            # Shorter than the upstream's idle timeout (uvicorn and vLLM: 5 s), so the
+            # gateway never reuses a connection the upstream is closing at that moment.
+            keepalive_expiry=2.0,
         ),
     )
     upstream_key = (
