@@ -179,11 +179,23 @@ async def _compare_purges(
     store = RedisTagStore(client, keys)
     affected = [i for i, c in enumerate(assigned) if c[0] == "iphone_15" and c[1] == "battery_life"]
     assert affected, "no iPhone 15 battery answers were filled"
+    # Warm the script cache and the connection first: the seed's SCAN loop gets no cold
+    # start either.
+    await store.bump(ProductBump("iphone_15", ("s:weight",)), event_id="warm-up", spec_version=1)
     started = time.perf_counter()
     await store.bump(
         ProductBump("iphone_15", ("s:battery_life",)), event_id="bench-purge", spec_version=10**6
     )
     tag_bump_ms = (time.perf_counter() - started) * 1000
+    # One call is noisy at this scale; the median of 21 more bumps (other products'
+    # slots, each a real invalidation) is the steadier figure.
+    repeated = []
+    for product, slot, _ in sorted({(c[0], c[1], ()) for c in assigned})[:21]:
+        started = time.perf_counter()
+        await store.bump(
+            ProductBump(product, (f"s:{slot}",)), event_id=f"r-{product}-{slot}", spec_version=1
+        )
+        repeated.append((time.perf_counter() - started) * 1000)
     sample = affected[:: max(1, len(affected) // 50)]
     still_served = 0
     for i in sample:
@@ -208,6 +220,7 @@ async def _compare_purges(
         sync.close()
     return {
         "tag_bump_ms": round(tag_bump_ms, 3),
+        "tag_bump_ms_median_of_21": round(statistics.median(repeated), 3),
         "scan_purge_ms": round(scan_purge_ms, 1),
         "scan_over_tag_ratio": round(scan_purge_ms / tag_bump_ms, 1),
         "answers_invalidated": len(affected),
