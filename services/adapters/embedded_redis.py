@@ -6,17 +6,15 @@ so tests can stop, pause or restart it without touching the shared instance.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
-import signal
 import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
+from typing import Self
 
+from services.adapters.child_process import OwnedProcess
 from services.adapters.embedded_broker import free_port, wait_for_port
 
 #: A cluster node also listens on its port + 10000 (the cluster bus), which must exist.
@@ -51,7 +49,7 @@ def free_cluster_port() -> int:
 
 
 @dataclass
-class RedisServerProcess:
+class RedisServerProcess(OwnedProcess):
     """``redis-server`` on a free loopback port; ``data_dir`` enables AOF persistence."""
 
     data_dir: Path | None = None
@@ -63,13 +61,7 @@ class RedisServerProcess:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    @property
-    def pid(self) -> int:
-        if self._process is None:
-            raise RuntimeError("redis-server not started")
-        return self._process.pid
-
-    def start(self, timeout_s: float = 10.0) -> RedisServerProcess:
+    def start(self, timeout_s: float = 10.0) -> Self:
         if not self.port:
             self.port = free_cluster_port() if self.cluster else free_port()
         args = [
@@ -97,13 +89,7 @@ class RedisServerProcess:
                 "--cluster-node-timeout",
                 "2000",
             ]
-        self._process = subprocess.Popen(  # noqa: S603 - the local redis-server binary
-            args,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd=str(self.data_dir) if self.data_dir else None,
-            start_new_session=True,
-        )
+        self._spawn(args, cwd=self.data_dir)
         wait_for_port("127.0.0.1", self.port, timeout_s)
         self._wait_loaded(timeout_s)
         return self
@@ -125,38 +111,7 @@ class RedisServerProcess:
         finally:
             client.close()
 
-    def pause(self) -> None:
-        os.kill(self.pid, signal.SIGSTOP)
-
-    def resume(self) -> None:
-        os.kill(self.pid, signal.SIGCONT)
-
-    def stop(self) -> None:
-        if self._process is None:
-            return
-        if self._process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._process.pid, signal.SIGCONT)
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(timeout=5)
-        self._process = None
-
     def restart(self) -> None:
         """Stop and start on the same port (AOF, if enabled, restores the data)."""
         self.stop()
         self.start()
-
-    def __enter__(self) -> RedisServerProcess:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

@@ -28,6 +28,8 @@ import httpx
 import orjson
 from starlette.types import Receive, Scope, Send
 
+from services.gateway.app import read_body
+
 CHAT_PATH = "/v1/chat/completions"
 LEDGER_PATH = "/ledger"
 _COMPLETION_ID = re.compile(rb'"id"\s*:\s*"(chatcmpl-[^"]+)"')
@@ -124,7 +126,7 @@ class UpstreamLedgerApp:
 
     async def _forward(self, scope: Scope, receive: Receive, send: Send) -> None:
         arrived_at = time.time()
-        body = await _read_body(receive)
+        body = await read_body(receive)
         recorded = scope["path"] == CHAT_PATH and scope["method"] == "POST"
         tag, stream = _request_facts(body) if recorded else (None, False)
         url = self.upstream_url + scope["path"]
@@ -163,18 +165,6 @@ class UpstreamLedgerApp:
             await response.aclose()
             if recorded:
                 self.lines.append(LedgerLine(arrived_at, tag, stream, response.status_code, found))
-
-
-async def _read_body(receive: Receive) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
 
 
 async def _respond(

@@ -158,7 +158,7 @@ class ChatCompletionsApp:
                 min_ttl_s=self.parts.min_ttl_s,
                 max_ttl_s=self.parts.max_ttl_s,
             )
-            reply = await self.parts.service.chat(tenant, await _body(receive), controls)
+            reply = await self.parts.service.chat(tenant, await read_body(receive), controls)
         except CachecohError as exc:
             await _send_response(send, _translate(exc))
             return
@@ -192,7 +192,8 @@ def _header(headers: dict[bytes, bytes], name: bytes) -> str | None:
     return value.decode("latin-1") if value is not None else None
 
 
-async def _body(receive: Receive) -> bytes:
+async def read_body(receive: Receive) -> bytes:
+    """The whole request body of an ASGI request (also used by the checks' proxy)."""
     chunks: list[bytes] = []
     while True:
         message = await receive()
