@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 from collections import Counter
@@ -74,8 +75,13 @@ def test_prefix_affinity_pins_each_prefix_and_beats_round_robin(
         with httpx.Client(timeout=10) as client:
             before = sum(engine_counter(client, e, "vllm:prefix_cache_hits_total") for e in engines)
             placements: dict[tuple[str, ...], set[str]] = {}
+            # A fresh order per round: with 9 items on 3 replicas a fixed order would put
+            # each item on the same replica every round, making round-robin look affine.
+            rng = random.Random(11)
             for _ in range(4):
-                for item in WORKLOAD:
+                order = list(WORKLOAD)
+                rng.shuffle(order)
+                for item in order:
                     placements.setdefault(item, set()).add(
                         served_by(_post(client, router.url, chat_body(*item)))
                     )
