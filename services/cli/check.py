@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import typer
 
 app = typer.Typer(
@@ -19,7 +22,6 @@ def consistency(
 ) -> None:
     """Probe answers after each acknowledged event and count stale ones (Polaris-style)."""
     import asyncio
-    import json
     import logging
     import signal
 
@@ -40,13 +42,7 @@ def consistency(
         return report.to_dict()
 
     result = asyncio.run(main())
-    if json_output:
-        typer.echo(json.dumps(result, indent=2))
-    else:
-        for key, value in result.items():
-            typer.echo(f"{key:24} {value}")
-    if result["violations"]:
-        raise typer.Exit(1)
+    _emit(result, json_output=json_output, passed=not result["violations"])
 
 
 @app.command("faults")
@@ -71,7 +67,6 @@ def faults(
 
     Exits 1 when an event was lost or a read was stale.
     """
-    import json
 
     from services.faults.load import LoadShape
     from services.faults.rig import RigConfig
@@ -95,14 +90,18 @@ def faults(
             worker_settings=_settings(worker_setting),
         )
     )
-    figures = report.to_dict()
+    _emit(report.to_dict(), json_output=json_output, passed=report.passed)
+
+
+def _emit(figures: dict[str, Any], *, json_output: bool, passed: bool) -> None:
+    """Print a check's figures (JSON, or one line each without the details); exit 1 on failure."""
     if json_output:
         typer.echo(json.dumps(figures, indent=2))
     else:
         for key, value in figures.items():
             if key != "details":
                 typer.echo(f"{key:26} {value}")
-    if not report.passed:
+    if not passed:
         raise typer.Exit(1)
 
 
@@ -135,7 +134,6 @@ def fuzz(
     Needs the dev extras (hypothesis). Exits 1 when a malformed record was not
     dead-lettered, a valid one was not applied, or the worker restarted.
     """
-    import json
 
     from services.faults.fuzz import FuzzConfig, run_fuzz
     from services.faults.rig import RigConfig
@@ -150,15 +148,7 @@ def fuzz(
             settle_timeout_s=settle_timeout,
         )
     )
-    figures = report.to_dict()
-    if json_output:
-        typer.echo(json.dumps(figures, indent=2))
-    else:
-        for key, value in figures.items():
-            if key != "details":
-                typer.echo(f"{key:26} {value}")
-    if not report.passed:
-        raise typer.Exit(1)
+    _emit(report.to_dict(), json_output=json_output, passed=report.passed)
 
 
 @app.command("isolation")

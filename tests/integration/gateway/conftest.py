@@ -38,34 +38,31 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ManagedProcess]:
-    """A fast offline engine (a few ms per answer)."""
+def _running_engine(
+    tmp_path_factory: pytest.TempPathFactory, name: str, seconds_per_output_token: float
+) -> Iterator[ManagedProcess]:
     process = start_engine(
-        "engine-fast",
-        {"seconds_per_output_token": 0.0001},
-        log_dir=tmp_path_factory.mktemp("engine-fast"),
+        name,
+        {"seconds_per_output_token": seconds_per_output_token},
+        log_dir=tmp_path_factory.mktemp(name),
     )
     try:
         wait_healthy([process])
         yield process
     finally:
         process.stop()
+
+
+@pytest.fixture(scope="session")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ManagedProcess]:
+    """A fast offline engine (a few ms per answer)."""
+    yield from _running_engine(tmp_path_factory, "engine-fast", 0.0001)
 
 
 @pytest.fixture(scope="session")
 def slow_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ManagedProcess]:
     """An offline engine that takes about a second per answer (races, single flight)."""
-    process = start_engine(
-        "engine-slow",
-        {"seconds_per_output_token": 0.03},
-        log_dir=tmp_path_factory.mktemp("engine-slow"),
-    )
-    try:
-        wait_healthy([process])
-        yield process
-    finally:
-        process.stop()
+    yield from _running_engine(tmp_path_factory, "engine-slow", 0.03)
 
 
 @pytest.fixture(scope="session")
