@@ -7,7 +7,7 @@ that names the file and the JSON path (``ContractError`` / ``MappingFileError``)
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterator
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -17,19 +17,12 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError
 
-from services.core.errors import ContractError, MappingFileError
+from services.core.errors import ContractError, MappingFileError, json_path
 from services.core.mapping import FieldRule, MappingSet, Scope, UnknownFieldRule
 from services.paths import SCHEMAS_DIR
 
 EVENT_SCHEMA = "product-spec-updated.schema.json"
 MAPPING_SCHEMA = "mapping.schema.json"
-
-
-def json_path(parts: Iterable[Any]) -> str:
-    out = "$"
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out
 
 
 def read_json(path: Path, error: type[ContractError] = ContractError) -> Any:
@@ -78,11 +71,17 @@ def validator_for(name: str, schemas_dir: Path = SCHEMAS_DIR) -> FastValidator:
     return FastValidator(load_schema(name, schemas_dir))
 
 
-def _validate_document(path: Path, doc: Any, validator: Draft202012Validator) -> None:
+def validate_document(
+    path: Path,
+    doc: Any,
+    validator: Draft202012Validator,
+    error: type[ContractError] = ContractError,
+) -> None:
+    """Raise ``error`` naming the file and the JSON path of the first violation."""
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
-        raise MappingFileError(str(path), json_path(first.absolute_path), first.message)
+        raise error(str(path), json_path(first.absolute_path), first.message)
 
 
 def load_mappings(
@@ -105,7 +104,7 @@ def load_mappings(
     unknown: tuple[UnknownFieldRule, str] | None = None
     for path in files:
         doc = read_json(path, MappingFileError)
-        _validate_document(path, doc, validator)
+        validate_document(path, doc, validator, MappingFileError)
         scope = Scope(doc["scope"])
         if "unknown_fields" in doc:
             rule = UnknownFieldRule(doc["unknown_fields"])

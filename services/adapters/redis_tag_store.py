@@ -29,6 +29,25 @@ T = TypeVar("T")
 RedisClient = Redis | RedisCluster
 
 
+def connect_redis(
+    url: str, *, cluster: bool, timeout_s: float = 2.0, max_connections: int | None = None
+) -> RedisClient:
+    """A client whose calls fail (and are retried or failed open) instead of hanging on a
+    stalled server; standalone or Redis Cluster."""
+    if cluster:
+        return RedisCluster.from_url(
+            url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
+        )
+    extra: dict[str, Any] = {} if max_connections is None else {"max_connections": max_connections}
+    return Redis.from_url(
+        url,
+        health_check_interval=10,
+        socket_timeout=timeout_s,
+        socket_connect_timeout=timeout_s,
+        **extra,
+    )
+
+
 @cache
 def script_source(name: str) -> str:
     """A script with the shared prelude prepended."""

@@ -42,6 +42,7 @@ from services.core.keys import KeySpace, Layer
 from services.core.mapping import ProductBump
 from services.core.tags import answer_tags
 from services.paths import DEMO_DATA_DIR
+from services.percentiles import nearest_rank
 
 TOPIC = "bench-spec-updated"
 PARTITIONS = 6
@@ -55,13 +56,6 @@ class CoherenceBenchConfig:
     rate: float = 1_000.0
     seed: int = 7
     redis_url: str | None = None  # default: a private redis-server
-
-
-def _percentile(sorted_values: list[float], q: float) -> float:
-    if not sorted_values:
-        return float("nan")
-    index = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
-    return sorted_values[index]
 
 
 def _histogram_quantile(text: str, name: str, q: float) -> float | None:
@@ -234,6 +228,10 @@ async def _dbsize(client: aioredis.Redis) -> int:
     return int(await client.dbsize())
 
 
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
 def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 2)
 
@@ -324,9 +322,9 @@ def run_coherence_bench(
             "events_per_s": round((len(applied_times) - 1) / span, 1)
             if span == span and span > 0
             else None,
-            "lag_ms_p50": round(_percentile(lags, 0.50), 3),
-            "lag_ms_p90": round(_percentile(lags, 0.90), 3),
-            "lag_ms_p99": round(_percentile(lags, 0.99), 3),
+            "lag_ms_p50": _round(nearest_rank(lags, 0.50)),
+            "lag_ms_p90": _round(nearest_rank(lags, 0.90)),
+            "lag_ms_p99": _round(nearest_rank(lags, 0.99)),
             "lag_ms_max": round(lags[-1], 3) if lags else None,
             "lag_ms_mean": round(statistics.fmean(lags), 3) if lags else None,
             # Where the lag goes: producer + broker + fetch (record timestamp → received).

@@ -42,15 +42,11 @@ import redis
 from rich.console import Console
 from rich.progress import Progress
 
+from services.adapters.embedded_broker import free_port
 from services.benchmarks.http_client import KeepAliveClient
+from services.checks.report import percentile
 from services.core.semantic.fingerprint import Fingerprint
-from services.inference.launcher import (
-    LaunchError,
-    ManagedProcess,
-    free_port,
-    start_engine,
-    wait_healthy,
-)
+from services.inference.launcher import LaunchError, ManagedProcess, start_engine, wait_healthy
 from services.paths import DEMO_DATA_DIR
 from services.semantic.loading import load_semantic_extractor
 
@@ -113,13 +109,6 @@ class GatewayBenchReport:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
-
-
-def _percentile(sorted_values: Sequence[float], q: float) -> float:
-    if not sorted_values:
-        return 0.0
-    index = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
-    return sorted_values[index]
 
 
 def _workload(data_dir: Path, questions: int) -> tuple[list[str], list[str]]:
@@ -188,9 +177,9 @@ async def _run_phase(
         requests=requests,
         seconds=round(seconds, 3),
         req_per_s=round(requests / seconds, 1),
-        p50_ms=round(_percentile(latencies, 0.50) * 1000, 3),
-        p90_ms=round(_percentile(latencies, 0.90) * 1000, 3),
-        p99_ms=round(_percentile(latencies, 0.99) * 1000, 3),
+        p50_ms=round(percentile(latencies, 0.50) * 1000, 3),
+        p90_ms=round(percentile(latencies, 0.90) * 1000, 3),
+        p99_ms=round(percentile(latencies, 0.99) * 1000, 3),
         max_ms=round(latencies[-1] * 1000, 3),
         unexpected=unexpected,
     )
@@ -228,11 +217,11 @@ async def _miss_phase(
     observed.sort()
     return MissResult(
         requests=len(overheads),
-        overhead_p50_ms=round(_percentile(overheads, 0.5), 3),
-        overhead_p99_ms=round(_percentile(overheads, 0.99), 3),
+        overhead_p50_ms=round(percentile(overheads, 0.5), 3),
+        overhead_p99_ms=round(percentile(overheads, 0.99), 3),
         overhead_mean_ms=round(statistics.fmean(overheads), 3) if overheads else 0.0,
-        upstream_p50_ms=round(_percentile(upstream, 0.5), 3),
-        client_p50_ms=round(_percentile(observed, 0.5), 3),
+        upstream_p50_ms=round(percentile(upstream, 0.5), 3),
+        client_p50_ms=round(percentile(observed, 0.5), 3),
     )
 
 

@@ -6,15 +6,15 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from services.percentiles import nearest_rank
+
 MIB = 1024 * 1024
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
     """Nearest-rank percentile of already sorted values (0 when there are none)."""
-    if not sorted_values:
-        return 0.0
-    index = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
-    return sorted_values[index]
+    found = nearest_rank(sorted_values, q)
+    return 0.0 if found is None else found
 
 
 def latency_summary(seconds: Sequence[float]) -> dict[str, float]:

@@ -25,10 +25,11 @@ from typing import IO, Any
 import psutil
 import redis
 
+from services.adapters.embedded_broker import free_port
 from services.adapters.embedded_redis import RedisServerProcess
 from services.checks.upstream_ledger import LedgerLine, read_ledger, salt_tag
 from services.core.prompt import derive_cache_salt
-from services.inference.launcher import ManagedProcess, free_port, start_engine, wait_healthy
+from services.inference.launcher import ManagedProcess, start_engine, wait_healthy
 
 DEFAULT_TENANTS = ("tenant-alpha", "tenant-beta", "tenant-gamma")
 GATEWAY_START_TIMEOUT_S = 180.0

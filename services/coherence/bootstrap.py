@@ -8,13 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import faust
-import redis.asyncio as aioredis
 from prometheus_client import start_http_server
 
 from services.adapters.contract_files import EVENT_SCHEMA, load_mappings, validator_for
 from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.kafka_publisher import ensure_topics
-from services.adapters.redis_tag_store import RedisClient, RedisTagStore
+from services.adapters.redis_tag_store import RedisTagStore, connect_redis
 from services.adapters.sql.audit import AuditLog
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
@@ -32,17 +31,6 @@ from services.settings import CommonSettings
 
 log = logging.getLogger(__name__)
 CACHEABLE_INTENTS = ("query_spec", "query_policy")
-
-
-def redis_client(url: str, *, cluster: bool, timeout_s: float = 2.0) -> RedisClient:
-    """A client whose calls fail (and are retried) instead of hanging on a stalled server."""
-    if cluster:
-        return aioredis.RedisCluster.from_url(
-            url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
-        )
-    return aioredis.Redis.from_url(
-        url, health_check_interval=10, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
-    )
 
 
 def load_domain_mappings(settings: CommonSettings) -> MappingSet:
@@ -109,7 +97,7 @@ def build_worker(settings: CoherenceSettings) -> CoherenceWorker:
     )
     metrics = CoherenceMetrics.create()
     store = RedisTagStore(
-        redis_client(settings.redis_url.get_secret_value(), cluster=settings.redis_cluster),
+        connect_redis(settings.redis_url.get_secret_value(), cluster=settings.redis_cluster),
         KeySpace(settings.redis_prefix),
         generations_ttl_ms=settings.generations_ttl_s * 1000,
         dedupe_ttl_ms=settings.dedupe_ttl_s * 1000,

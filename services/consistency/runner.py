@@ -14,10 +14,10 @@ from kafka import KafkaAdminClient
 from prometheus_client import start_http_server
 
 from services.adapters.contract_files import EVENT_SCHEMA, validator_for
-from services.adapters.redis_tag_store import RedisTagStore
+from services.adapters.redis_tag_store import RedisTagStore, connect_redis
 from services.adapters.sql.engine import make_engine
 from services.adapters.sql.spec_store import SpecStore
-from services.coherence.bootstrap import load_domain_mappings, redis_client
+from services.coherence.bootstrap import load_domain_mappings
 from services.coherence.directory import SpecStoreDirectory
 from services.consistency.checker import CheckerMetrics, ConsistencyChecker
 from services.consistency.settings import ConsistencySettings
@@ -82,7 +82,7 @@ class CheckerRun:
 
 def build_checker_run(settings: ConsistencySettings) -> CheckerRun:
     store = RedisTagStore(
-        redis_client(settings.redis_url.get_secret_value(), cluster=settings.redis_cluster),
+        connect_redis(settings.redis_url.get_secret_value(), cluster=settings.redis_cluster),
         KeySpace(settings.redis_prefix),
     )
     spec_store = SpecStore(

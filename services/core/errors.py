@@ -19,7 +19,18 @@ with ``raise ... from exc``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
+from typing import Any
+
+
+def json_path(parts: Iterable[Any]) -> str:
+    """``$.data.changed_fields[2]``: where in a JSON document an error is (jsonschema's
+    ``absolute_path`` parts, or any sequence of keys and indexes)."""
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
 
 
 class CachecohError(Exception):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from services.core.errors import InvalidEvent, InvalidReason
+from services.core.errors import InvalidEvent, InvalidReason, json_path
 
 EVENT_TYPE = "com.cachecoh.product.spec.updated.v1"
 CLOUDEVENTS_SPECVERSION = "1.0"
@@ -92,13 +92,6 @@ def new_event(
     )
 
 
-def _json_path(path: Any) -> str:
-    out = "$"
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out
-
-
 def parse_event(
     raw: bytes | None,
     key: bytes | None,
@@ -131,7 +124,7 @@ def parse_event(
         raise InvalidEvent(
             InvalidReason.SCHEMA_VIOLATION,
             f"{first.validator} {first.validator_value!r}"[:300],
-            _json_path(first.absolute_path),
+            json_path(first.absolute_path),
         )
     raise InvalidEvent(InvalidReason.SCHEMA_VIOLATION, "rejected by the schema")
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console, Group
 from rich.live import Live
 from rich.panel import Panel
 from rich.table import Table
 
 from services.demo.stack import DLQ_TOPIC, TOPIC, EmbeddedStack
+from services.inference.metrics_bridge import MetricsParseError, parse_replica_metrics
 from services.paths import DEMO_DATA_DIR
 
 TARGET_QUESTION = "苹果15看视频能用多久"
@@ -121,16 +121,10 @@ class DemoClient:
             text = (await self._http.get(f"{self._stack.engine_url}/metrics")).text
         except httpx.HTTPError:
             return None
-        values: dict[str, float] = {}
-        for family in text_string_to_metric_families(text):
-            for sample in family.samples:
-                if sample.name in (
-                    "vllm:prefix_cache_hits_total",
-                    "vllm:prefix_cache_queries_total",
-                ):
-                    values[sample.name] = values.get(sample.name, 0.0) + sample.value
-        queries = values.get("vllm:prefix_cache_queries_total", 0.0)
-        return values.get("vllm:prefix_cache_hits_total", 0.0) / queries if queries else None
+        try:
+            return parse_replica_metrics(text).hit_ratio
+        except MetricsParseError:
+            return None
 
     async def close(self) -> None:
         await self._http.aclose()

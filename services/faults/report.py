@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, func, select
 
 from services.adapters.sql.schema import AuditRow
+from services.percentiles import nearest_rank
 
 APPLIED_OUTCOMES = ("applied", "duplicate")
 
@@ -20,12 +21,6 @@ class AuditSummary:
     lag_ms_p50: float | None
     lag_ms_p99: float | None
     lag_ms_max: float | None
-
-
-def _percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    return values[min(len(values) - 1, max(0, round(q * (len(values) - 1))))]
 
 
 def read_audit(engine: Engine, topic: str) -> AuditSummary:
@@ -57,8 +52,8 @@ def read_audit(engine: Engine, topic: str) -> AuditSummary:
     return AuditSummary(
         applied_ids=applied,
         outcomes=outcomes,
-        lag_ms_p50=_round(_percentile(lags, 0.50)),
-        lag_ms_p99=_round(_percentile(lags, 0.99)),
+        lag_ms_p50=_round(nearest_rank(lags, 0.50)),
+        lag_ms_p99=_round(nearest_rank(lags, 0.99)),
         lag_ms_max=_round(lags[-1] if lags else None),
     )
 

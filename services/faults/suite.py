@@ -20,8 +20,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.adapters.redis_tag_store import RedisTagStore
-from services.coherence.bootstrap import load_domain_mappings, redis_client
+from services.adapters.redis_tag_store import RedisTagStore, connect_redis
+from services.coherence.bootstrap import load_domain_mappings
 from services.coherence.settings import CoherenceSettings
 from services.faults.ground_truth import AckWatermark, FactKey, FactVersions, PublishedEvent
 from services.faults.group_offsets import GroupOffsetPoller
@@ -185,7 +185,7 @@ async def _run_load(
     scheduler: FaultScheduler,
     updates: UpdateStream,
 ) -> tuple[ReadStats, float]:
-    client = redis_client(rig.redis.url, cluster=False)
+    client = connect_redis(rig.redis.url, cluster=False)
     store = RedisTagStore(client, rig.keys)
     load = ReadLoad(store, facts, watermark, keys, config.load, random.Random(rng.random()))  # noqa: S311
     task = progress.add_task("faults", total=config.duration_s)

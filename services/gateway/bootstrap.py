@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import redis.asyncio as aioredis
 from fastapi import FastAPI
 from jsonschema import Draft202012Validator
 
-from services.adapters.contract_files import json_path, load_schema, read_json
+from services.adapters.contract_files import load_schema, read_json, validate_document
 from services.adapters.demo_catalog import load_demo_catalog
-from services.adapters.redis_tag_store import RedisClient, RedisTagStore
+from services.adapters.redis_tag_store import RedisClient, RedisTagStore, connect_redis
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
 from services.core.csr import PriceTable, price_table_from_dict
@@ -83,16 +82,10 @@ def load_extractor(data_dir: Path) -> Extractor:
 
 
 def redis_client(settings: GatewaySettings) -> RedisClient:
-    url = settings.redis_url.get_secret_value()
-    timeout = settings.redis_socket_timeout_s
-    if settings.redis_cluster:
-        return aioredis.RedisCluster.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout
-        )
-    return aioredis.Redis.from_url(
-        url,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
+    return connect_redis(
+        settings.redis_url.get_secret_value(),
+        cluster=settings.redis_cluster,
+        timeout_s=settings.redis_socket_timeout_s,
         max_connections=settings.redis_max_connections,
     )
 
@@ -117,14 +110,8 @@ def load_price_table(settings: GatewaySettings) -> PriceTable:
     """The CSR price table, validated against schemas/prices.schema.json at start."""
     path = settings.prices_file or (settings.data_dir / "prices.json")
     raw = read_json(path)
-    errors = sorted(
-        Draft202012Validator(load_schema("prices.schema.json", settings.schemas_dir)).iter_errors(
-            raw
-        ),
-        key=lambda e: list(e.absolute_path),
-    )
-    if errors:
-        raise ContractError(str(path), json_path(errors[0].absolute_path), errors[0].message)
+    schema = load_schema("prices.schema.json", settings.schemas_dir)
+    validate_document(path, raw, Draft202012Validator(schema))
     try:
         return price_table_from_dict(raw)
     except ValueError as exc:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +16,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
+
+from services.adapters.embedded_broker import free_port
 
 
 class LaunchError(RuntimeError):
@@ -28,12 +29,6 @@ class LaunchError(RuntimeError):
         if log_path is not None and log_path.exists():
             tail = "\n" + log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
         super().__init__(f"{name}: {reason}{tail}")
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

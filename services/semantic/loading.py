@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from services.core.errors import json_path
 from services.core.semantic.admission import AdmissionPolicy, PolicyError
 from services.core.semantic.extractor import SemanticExtractor
 from services.paths import DEMO_DATA_DIR, SCHEMAS_DIR
@@ -49,13 +50,6 @@ class SemanticData:
     lexicon: Mapping[str, Any]
 
 
-def _json_path(parts: Iterable[Any]) -> str:
-    out = "$"
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out
-
-
 def read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -70,7 +64,7 @@ def _validate(document: Any, path: Path, schema_path: Path) -> None:
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
     if errors:
         first: ValidationError = errors[0]
-        raise PolicyFileError(path, _json_path(first.absolute_path), first.message)
+        raise PolicyFileError(path, json_path(first.absolute_path), first.message)
 
 
 def _check_regexes(document: Mapping[str, Any], path: Path) -> None:
@@ -87,7 +81,7 @@ def _check_regexes(document: Mapping[str, Any], path: Path) -> None:
             try:
                 re.compile(node)
             except re.error as exc:
-                raise PolicyFileError(path, _json_path(trail), f"invalid regex: {exc}") from exc
+                raise PolicyFileError(path, json_path(trail), f"invalid regex: {exc}") from exc
 
     walk(document, [], False)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ import uvicorn
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.adapters.contract_files import load_mappings
+from services.adapters.embedded_broker import free_port
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
 from services.core.keys import KeySpace
@@ -30,12 +30,6 @@ from services.inference.launcher import ManagedProcess, start_engine, wait_healt
 from services.paths import DEMO_DATA_DIR, MAPPINGS_DIR
 from services.semantic.loading import load_semantic_extractor
 from tests.integration.gateway.helpers import ADMIN_TOKEN, KEY_A, KEY_B
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _running_engine(

@@ -14,10 +14,11 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
+from services.adapters.embedded_broker import free_port
 from services.adapters.sql.spec_store import SpecStore
 from services.core.keys import KeySpace
 from services.inference.launcher import ManagedProcess
-from tests.integration.gateway.conftest import GatewayFactory, free_port
+from tests.integration.gateway.conftest import GatewayFactory
 from tests.integration.gateway.helpers import chat_body
 
 pytestmark = pytest.mark.integration

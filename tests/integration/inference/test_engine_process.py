@@ -11,7 +11,8 @@ import httpx
 import openai
 import pytest
 
-from services.inference.launcher import ManagedProcess, free_port, wait_healthy
+from services.adapters.embedded_broker import free_port
+from services.inference.launcher import ManagedProcess, wait_healthy
 from tests.integration.inference.conftest import MODEL, StartEngines, StartRouter
 
 pytestmark = pytest.mark.integration
