@@ -4,7 +4,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import pytest
+import numpy as np  # the vector extra; `make test` installs it (never skipped)
 
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
 from services.semantic.vector import (
@@ -13,8 +13,6 @@ from services.semantic.vector import (
     calibrate_threshold,
     decide_with_vector,
 )
-
-np = pytest.importorskip("numpy")
 
 PRICE = Fingerprint("iphone_15", "price", "query_spec", ())
 WEIGHT = Fingerprint("iphone_15", "weight", "query_spec", ())
