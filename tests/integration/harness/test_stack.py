@@ -22,9 +22,13 @@ DEV_ONLY = ("hypothesis", "psutil", "ahocorasick", "schemathesis")
 def test_the_harness_imports_without_dev_only_packages() -> None:
     # A None entry in sys.modules makes `import name` fail, as in the production image.
     blocked = "; ".join(f"sys.modules[{name!r}] = None" for name in DEV_ONLY)
-    code = (
-        f"import sys; {blocked}; import services.harness.stack, services.cli.dev, services.cli.demo"
+    modules = (
+        "services.harness.stack",
+        "services.cli.dev",
+        "services.cli.audit",
+        "services.cli.demo",
     )
+    code = f"import sys; {blocked}; import {', '.join(modules)}"
     result = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
