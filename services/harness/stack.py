@@ -110,6 +110,9 @@ class StackOptions:
             }
         )
     )
+    #: At close, workers get SIGTERM and time to commit (``graceful``) or SIGKILL
+    #: (``kill``: fault runs, whose workers may be paused or half-dead by then).
+    stop_workers: Literal["graceful", "kill"] = "graceful"
     relay: bool = True
     relay_poll_s: float = 0.02
 
@@ -275,7 +278,10 @@ class Stack:
                     managed.stop()
         for worker in self._workers:
             with contextlib.suppress(OSError, subprocess.SubprocessError):
-                worker.stop()
+                if self.options.stop_workers == "kill":
+                    worker.kill()
+                else:
+                    worker.stop()
         self._workers.clear()
         if self._sql is not None:
             self._sql.dispose()

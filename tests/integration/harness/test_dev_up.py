@@ -121,3 +121,24 @@ def test_dev_up_serves_requests_and_stops_every_child_on_sigint(tmp_path: Path) 
     assert process.returncode == 0
     alive = [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
     assert alive == [], [c.cmdline()[:3] for c in alive]
+
+
+def test_dev_up_stops_every_child_on_sigterm(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "dev", "up", "--work-dir", str(tmp_path / "dev")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    try:
+        _read_until_ready(process)
+        children = psutil.Process(process.pid).children(recursive=True)
+        assert children
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=90)
+    assert process.returncode == 0
+    alive = [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+    assert alive == [], [c.cmdline()[:3] for c in alive]
