@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
 from kafka import KafkaAdminClient
@@ -86,3 +87,24 @@ def test_a_failed_start_stops_what_it_started_and_keeps_the_logs() -> None:
         if p.name() in ("tansu", "redis-server") and p.status() != psutil.STATUS_ZOMBIE
     ]
     assert leftovers == []
+
+
+def test_two_engines_get_a_router_between_them_and_the_gateway() -> None:
+    options = StackOptions(name="harness", broker=False, worker=False, relay=False, engines=2)
+    with start_stack(options) as stack:
+        assert stack.router is not None and stack.engine_url == stack.router.url
+        assert {"gateway", "router", "engine-0", "engine-1"} <= set(stack.metrics_urls())
+        api_key = next(iter(stack.api_keys.values()))
+        response = httpx.post(
+            f"{stack.gateway_url}/v1/chat/completions",
+            json={
+                "model": "cachecoh-offline",
+                "messages": [{"role": "user", "content": "iPhone 15 重量"}],
+                "temperature": 0,
+            },
+            headers={"Authorization": f"Bearer {api_key}"},
+            timeout=30,
+        )
+        assert response.status_code == 200, response.text
+        routed = httpx.get(f"{stack.router.url}/metrics", timeout=5).text
+        assert "cachecoh_router_requests_total{" in routed
