@@ -9,7 +9,20 @@ from __future__ import annotations
 
 import typer
 
-from services.cli import bench, check, db, demo, dlq, eval, publish, serve, specs, worker
+from services.cli import (
+    audit,
+    bench,
+    check,
+    db,
+    demo,
+    dev,
+    dlq,
+    eval,
+    publish,
+    serve,
+    specs,
+    worker,
+)
 
 app = typer.Typer(
     name="cachecoh",
@@ -26,6 +39,8 @@ app.add_typer(check.app, name="check")
 app.add_typer(db.app, name="db")
 app.add_typer(specs.app, name="specs")
 app.add_typer(dlq.app, name="dlq")
+app.add_typer(dev.app, name="dev")
+app.add_typer(audit.app, name="audit")
 app.command(name="demo")(demo.demo)
 
 

@@ -22,23 +22,25 @@ def demo(
     from rich.table import Table
 
     from services.demo.scenario import run_scenario, summary
-    from services.demo.stack import EmbeddedStack
+    from services.harness.stack import StackOptions, start_stack
 
     logging.basicConfig(level=logging.WARNING)
     console = Console(stderr=json_output)
-    stack = EmbeddedStack()
+    with console.status("starting the embedded stack") as status:
+        stack = start_stack(
+            StackOptions(name="demo", keep_work_dir=True, engine_settings={"log_level": "warning"}),
+            lambda step, message: status.update(f"[b]{step}[/b] {message}"),
+        )
     try:
-        with console.status("starting the embedded stack") as status:
-            stack.start(lambda step, message: status.update(f"[b]{step}[/b] {message}"))
         console.log(
             f"stack up: gateway {stack.gateway_url} (live page {stack.gateway_url}/dashboard), "
-            f"logs in {stack.workdir}"
+            f"logs in {stack.work_dir}"
         )
         tally = asyncio.run(run_scenario(stack, seconds, console))
     finally:
         with console.status("stopping everything"):
             stack.close()
-    result = summary(tally)
+    result = summary(tally, stack)
     if json_output:
         typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
         return

@@ -8,9 +8,10 @@ such as the coherence worker), so it works with no Prometheus or Grafana running
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,13 +21,71 @@ class Sample:
     value: float
 
 
+#: Which process a /metrics page belongs to, by a metric name prefix only it exposes.
+PROCESS_KINDS = (
+    ("cachecoh_coherence_", "worker"),
+    ("cachecoh_outbox_", "relay"),
+    ("cachecoh_consistency_", "checker"),
+    ("cachecoh_router_", "router"),
+    ("vllm:", "engine"),
+    ("cachecoh_gateway_", "gateway"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsSource:
+    """One scraped ``/metrics`` endpoint; configured as ``name=url`` or a bare URL."""
+
+    name: str | None
+    url: str
+
+    @classmethod
+    def parse(cls, entry: str) -> MetricsSource:
+        name, sep, url = entry.partition("=")
+        if sep and "://" not in name:
+            return cls(name.strip() or None, url.strip())
+        return cls(None, entry.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class Scrape:
+    """What one scrape of a source found (``up``: it answered with a metrics page)."""
+
+    source: MetricsSource
+    up: bool
+    samples: Sequence[Sample]
+
+
+def process_kind(samples: Iterable[Sample]) -> str | None:
+    names = {s.name for s in samples}
+    for prefix, kind in PROCESS_KINDS:
+        if any(name.startswith(prefix) for name in names):
+            return kind
+    return None
+
+
+def process_status(scrapes: Iterable[Scrape]) -> list[dict[str, Any]]:
+    """Each scraped process, up or down, named as configured (else by kind, else host)."""
+    out = []
+    for scrape in scrapes:
+        kind = process_kind(scrape.samples)
+        name = scrape.source.name or kind or urlsplit(scrape.source.url).netloc
+        out.append({"name": name, "kind": kind, "url": scrape.source.url, "up": scrape.up})
+    return out
+
+
 def _ratio(part: float, whole: float) -> float | None:
     return part / whole if whole > 0 else None
 
 
-def summarize(samples: Iterable[Sample]) -> dict[str, Any]:
-    """Group samples into the dashboard's sections (unknown metrics are ignored)."""
+def summarize(samples: Iterable[Sample], now: float) -> dict[str, Any]:
+    """Group samples into the dashboard's sections (unknown metrics are ignored).
+
+    ``now`` (Unix seconds) dates the last applied event. A number no scraped process
+    reported is ``None`` (unknown), never 0: a worker that is down has no lag to show.
+    """
     sums: dict[str, float] = defaultdict(float)
+    seen: set[str] = set()
     by: dict[str, dict[tuple[str, ...], float]] = defaultdict(lambda: defaultdict(float))
     buckets: dict[float, float] = defaultdict(float)
     kill_switches: dict[str, bool] = {}
@@ -38,6 +97,7 @@ def summarize(samples: Iterable[Sample]) -> dict[str, Any]:
 
     for s in samples:
         n, lab, v = s.name, s.labels, s.value
+        seen.add(n)
         if n == "cachecoh_gateway_cache_lookups_total":
             add(n, lab, v, "layer", "result")
         elif n in (
@@ -62,7 +122,10 @@ def summarize(samples: Iterable[Sample]) -> dict[str, Any]:
             buckets[float(lab.get("le", "inf"))] += v
         elif n == "cachecoh_gateway_kill_switch_enabled":
             kill_switches[lab.get("layer", "?")] = v >= 1
-        elif n == "cachecoh_coherence_consumer_lag_events":
+        elif n in (
+            "cachecoh_coherence_consumer_lag_events",
+            "cachecoh_coherence_last_applied_timestamp_seconds",
+        ):
             sums[n] = max(sums[n], v)
         else:
             add(n, lab, v)
@@ -86,6 +149,8 @@ def summarize(samples: Iterable[Sample]) -> dict[str, Any]:
     with_cache = sums["cachecoh_cost_with_cache_usd_total"]
     saved = {k[0]: v for k, v in by["cachecoh_cost_saved_usd_total"].items()}
     gross = sum(saved.values())
+    # The gauge is 0 until the worker applies its first event.
+    last_applied = sums["cachecoh_coherence_last_applied_timestamp_seconds"] or None
     lag_bounds = sorted(buckets)
     lag_hist = []
     previous = 0.0
@@ -128,7 +193,12 @@ def summarize(samples: Iterable[Sample]) -> dict[str, Any]:
         "coherence": {
             "events": {k[0]: v for k, v in by["cachecoh_coherence_events_total"].items()},
             "dead_letters": {k[0]: v for k, v in by["cachecoh_coherence_dlq_events_total"].items()},
-            "consumer_lag": sums["cachecoh_coherence_consumer_lag_events"],
+            "consumer_lag": sums["cachecoh_coherence_consumer_lag_events"]
+            if "cachecoh_coherence_consumer_lag_events" in seen
+            else None,
+            "worker_reporting": "cachecoh_coherence_last_applied_timestamp_seconds" in seen,
+            "last_applied_at": last_applied,
+            "last_applied_age_s": max(0.0, now - last_applied) if last_applied else None,
             "invalidation_lag_histogram": lag_hist,
             "invalidation_lag_count": sums["cachecoh_invalidation_lag_seconds_count"],
             "invalidation_lag_sum_s": sums["cachecoh_invalidation_lag_seconds_sum"],

@@ -21,7 +21,7 @@ from rich.live import Live
 from rich.panel import Panel
 from rich.table import Table
 
-from services.demo.stack import DLQ_TOPIC, TOPIC, EmbeddedStack
+from services.harness.stack import Stack
 from services.inference.metrics_bridge import MetricsParseError, parse_replica_metrics
 from services.paths import DEMO_DATA_DIR
 
@@ -90,13 +90,13 @@ def _questions(rng: random.Random) -> list[str]:
 
 
 class DemoClient:
-    def __init__(self, stack: EmbeddedStack, tally: Tally) -> None:
+    def __init__(self, stack: Stack, tally: Tally) -> None:
         self._stack = stack
         self._tally = tally
         self._http = httpx.AsyncClient(base_url=stack.gateway_url, timeout=30)
 
     async def ask(self, tenant: str, text: str) -> tuple[str, str]:
-        key = self._stack.tenants[tenant]
+        key = self._stack.api_keys[tenant]
         try:
             response = await self._http.post(
                 "/v1/chat/completions",
@@ -179,7 +179,7 @@ def render(tally: Tally, deadline: float) -> Group:
 async def _replay(
     client: DemoClient, questions: list[str], until: float, rng: random.Random
 ) -> None:
-    tenants = list(client._stack.tenants)
+    tenants = list(client._stack.api_keys)
     queue = [(tenant, q) for q in questions for tenant in tenants]
     rng.shuffle(queue)
     queue += queue[: len(queue) // 2]  # exact repeats
@@ -194,7 +194,7 @@ async def _replay(
     await asyncio.gather(*(worker(queue[i::lanes]) for i in range(lanes)))
 
 
-async def _invalidate(stack: EmbeddedStack, client: DemoClient, tally: Tally) -> None:
+async def _invalidate(stack: Stack, client: DemoClient, tally: Tally) -> None:
     assert stack.spec_store is not None and stack.audit is not None
     _, tally.before = await client.ask("acme", TARGET_QUESTION)
     _, tally.before = await client.ask("acme", TARGET_QUESTION)  # now served from cache
@@ -230,7 +230,7 @@ def _version(answer: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-async def _wait_audited(stack: EmbeddedStack, event_id: str, timeout_s: float = 30) -> float | None:
+async def _wait_audited(stack: Stack, event_id: str, timeout_s: float = 30) -> float | None:
     assert stack.audit is not None
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -242,22 +242,21 @@ async def _wait_audited(stack: EmbeddedStack, event_id: str, timeout_s: float = 
     return None
 
 
-async def _more_events(stack: EmbeddedStack) -> None:
+async def _more_events(stack: Stack) -> None:
     """A variant-precise update, a store-wide policy change and a malformed event."""
-    assert stack.spec_store is not None and stack.broker is not None
+    assert stack.spec_store is not None
     await asyncio.to_thread(
         stack.spec_store.update, "xiaomi_14", {"price.256GB": {"value": 4099, "unit": "CNY"}}
     )
-    from services.adapters.kafka_publisher import SpecUpdatePublisher
 
     def publish_malformed() -> None:
-        with SpecUpdatePublisher(stack.broker.bootstrap, topic=TOPIC) as publisher:  # type: ignore[union-attr]
+        with stack.publisher() as publisher:
             publisher.publish_raw(b"iphone_15", b'{"specversion": "0.3", "oops": true}')
 
     await asyncio.to_thread(publish_malformed)
 
 
-async def run_scenario(stack: EmbeddedStack, seconds: float, console: Console) -> Tally:
+async def run_scenario(stack: Stack, seconds: float, console: Console) -> Tally:
     rng = random.Random(7)  # noqa: S311 - a reproducible replay order
     tally = Tally()
     client = DemoClient(stack, tally)
@@ -295,7 +294,7 @@ async def run_scenario(stack: EmbeddedStack, seconds: float, console: Console) -
     return tally
 
 
-def summary(tally: Tally) -> dict[str, Any]:
+def summary(tally: Tally, stack: Stack) -> dict[str, Any]:
     ratios = tally.ratios()
     lags = [
         r["lag_ms"]
@@ -320,5 +319,5 @@ def summary(tally: Tally) -> dict[str, Any]:
         "answer_after": tally.after,
         "reads_after_invalidation": tally.probes_after_ack,
         "old_answer_served_after_invalidation": tally.stale_after_ack,
-        "topics": [TOPIC, DLQ_TOPIC],
+        "topics": [stack.topic, stack.dlq_topic],
     }

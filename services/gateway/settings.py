@@ -80,8 +80,9 @@ class GatewaySettings(CommonSettings):
     )
     dashboard_metrics_urls: str = Field(
         "",
-        description="Extra /metrics URLs the /dashboard page reads (comma-separated), e.g. "
-        "the coherence worker's and the consistency checker's; the upstream's is always read.",
+        description="Extra /metrics sources the /dashboard page reads and shows up or down "
+        "(comma-separated, `name=url` or a bare URL), e.g. `worker=http://coherence:9102/metrics`; "
+        "the upstream's is always read.",
     )
     prices_file: Path | None = Field(
         None, description="Price table for the cost-savings rate (default: data_dir/prices.json)."
