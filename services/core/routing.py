@@ -221,8 +221,7 @@ def kv_aware(
     eligible = [r for r in healthy if within_bound(r)] or healthy
     top = max(matched.get(r.name, 0) for r in eligible)
     if top == 0:
-        decision = least_loaded(eligible, RouteReason.KV_PREFIX_OVERFLOW)
-        return decision
+        return least_loaded(eligible, RouteReason.KV_PREFIX_OVERFLOW)
     candidates = {r.name for r in eligible if matched.get(r.name, 0) == top}
     chosen = next((n for n in ring.walk(block_keys[top - 1]) if n in candidates), None)
     if chosen is None:  # candidates not on the ring (misconfiguration): still serve

@@ -77,7 +77,18 @@ class KvEventSubscriber:
         finally:
             self._context.destroy(linger=0)
 
-    async def _follow(self, replica: str, endpoint: str) -> None:
+    async def _follow(self, replica: str, endpoint: str, retry_seconds: float = 1.0) -> None:
+        while True:
+            try:
+                await self._subscribe(replica, endpoint)
+            except zmq.ZMQError as exc:
+                # ZMQ reconnects by itself; an error here is the socket's, so start over.
+                logger.warning("replica %s: KV-event subscription failed: %s", replica, exc)
+                self._sequences.lost(replica)
+                self.forget(replica, "subscription_error")
+                await asyncio.sleep(retry_seconds)
+
+    async def _subscribe(self, replica: str, endpoint: str) -> None:
         socket = self._context.socket(zmq.SUB)
         socket.setsockopt(zmq.SUBSCRIBE, self._topic)
         monitor = socket.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)

@@ -92,7 +92,14 @@ class RouterSettings(BaseSettings):
     @classmethod
     def _split_endpoints(cls, value: Any) -> Any:
         if isinstance(value, str):
-            return [part.strip() for part in value.split(",") if part.strip()]
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list):
+            for endpoint in value:
+                if not str(endpoint).startswith(("tcp://", "ipc://", "inproc://")):
+                    raise ValueError(
+                        f"KV-event endpoint {endpoint!r} is not a ZMQ address "
+                        "(tcp://host:port, ipc://path)"
+                    )
         return value
 
     @field_validator("upstreams", mode="before")

@@ -111,3 +111,5 @@ def test_kv_aware_without_endpoints_is_refused_at_start() -> None:
         RouterSettings(upstreams=["http://a:1"], policy="kv_aware")
     with pytest.raises(ValidationError, match="one per upstream"):
         RouterSettings(upstreams=["http://a:1", "http://b:1"], kv_event_endpoints="tcp://a:5557")
+    with pytest.raises(ValidationError, match="not a ZMQ address"):
+        RouterSettings(upstreams=["http://a:1"], kv_event_endpoints="a:5557")

@@ -81,6 +81,13 @@ def test_streaming_yields_the_same_text_and_done(
     )
     assert raw.headers["content-type"].startswith("text/event-stream")
     assert raw.text.rstrip().endswith("data: [DONE]")
+    assert '"usage"' not in raw.text  # no stream_options: no usage chunk, as in vLLM
+    # stream_options without include_usage: vLLM's default is to include it.
+    defaulted = http.post(
+        "/v1/chat/completions",
+        json={"model": MODEL, "messages": messages, "stream": True, "stream_options": {}},
+    )
+    assert '"usage"' in defaulted.text
 
 
 def test_max_tokens_truncates_with_finish_reason_length(
@@ -120,6 +127,8 @@ def test_metrics_use_vllm_names(
         "vllm:time_to_first_token_seconds_bucket",
     ):
         assert name in text
+    # vLLM v1's TTFT buckets reach 2560 s.
+    assert 'vllm:time_to_first_token_seconds_bucket{engine="0",le="2560.0"' in text
     metrics = parse_replica_metrics(text)
     assert metrics.requests_succeeded == 2
     assert 0.4 < (metrics.hit_ratio or 0) < 0.5  # second request hit all but its last block
