@@ -26,7 +26,7 @@ class RouterSettings(BaseSettings):
         "kv_event_endpoints).",
     )
     kv_event_endpoints: Annotated[list[str], NoDecode] = Field(
-        default_factory=list,
+        default=[],
         description="kv_aware: each upstream's KV-event publisher (vLLM --kv-events-config "
         "endpoint), comma-separated, in the order of upstreams.",
     )
