@@ -79,6 +79,7 @@ def build_router(
         block_size=settings.block_size,
         affinity_blocks=settings.affinity_blocks,
         hash_seed=settings.hash_seed,
+        max_prompt_blocks=settings.kv_max_prompt_blocks,
     )
     return RouterParts(settings, registry, pool, ChatProxy(pool, hasher, index), subscriber)
 

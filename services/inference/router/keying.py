@@ -36,13 +36,15 @@ class PromptHasher:
         block_size: int,
         affinity_blocks: int,
         hash_seed: str,
+        max_prompt_blocks: int = 512,
     ) -> None:
         self._tokenizer = tokenizer
         self._block_size = block_size
         self._affinity_blocks = affinity_blocks
         self._hash_seed = hash_seed
+        self._max_prompt_blocks = max_prompt_blocks
 
-    def token_ids(self, messages: Sequence[Mapping[str, Any]], *, limit: int | None) -> list[int]:
+    def token_ids(self, messages: Sequence[Mapping[str, Any]], *, limit: int) -> list[int]:
         # ChatML markers are special tokens, so messages tokenise independently and a
         # limited key needs only the leading ones.
         token_ids: list[int] = []
@@ -50,18 +52,19 @@ class PromptHasher:
             token_ids += self._tokenizer.encode(
                 render_chat_prompt([message], add_generation_prompt=False)
             )
-            if limit is not None and len(token_ids) >= limit:
+            if len(token_ids) >= limit:
                 return token_ids[:limit]
-        if limit is None:
-            token_ids += self._tokenizer.encode(render_chat_prompt([], add_generation_prompt=True))
-        return token_ids
+        token_ids += self._tokenizer.encode(render_chat_prompt([], add_generation_prompt=True))
+        return token_ids[:limit]
 
     def blocks(
         self, messages: Sequence[Mapping[str, Any]], salt: str | None, *, whole_prompt: bool
     ) -> PromptBlocks:
-        """``whole_prompt``: hash every full block (KV-aware routing), else only the
-        leading ``affinity_blocks`` (the consistent-hash key)."""
-        limit = None if whole_prompt else self._block_size * self._affinity_blocks
+        """``whole_prompt``: hash the full blocks (KV-aware routing; at most
+        ``max_prompt_blocks``, so a huge prompt costs bounded work), else only the leading
+        ``affinity_blocks`` (the consistent-hash key)."""
+        blocks = self._max_prompt_blocks if whole_prompt else self._affinity_blocks
+        limit = self._block_size * blocks
         hashes = block_hashes(
             self.token_ids(messages, limit=limit),
             salt=salt,

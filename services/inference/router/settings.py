@@ -36,6 +36,12 @@ class RouterSettings(BaseSettings):
         description="The replicas' PYTHONHASHSEED: vLLM derives its first parent block hash "
         "(NONE_HASH) from it, so request hashes meet event hashes only with the same value.",
     )
+    kv_max_prompt_blocks: int = Field(
+        default=512,
+        ge=1,
+        description="kv_aware: leading blocks of a prompt the router hashes (bounds the "
+        "work one request costs; 512 blocks = 8192 tokens).",
+    )
     max_kv_usage: float = Field(
         default=0.95,
         gt=0.0,

@@ -231,3 +231,21 @@ def test_engine_events_over_zmq_meet_the_routers_hashes() -> None:
     routed = hasher.blocks(messages, salt, whole_prompt=True).hashes
     assert len(routed) >= 5 and list(routed) == received
     assert hasher.blocks(messages, "other", whole_prompt=True).hashes[0] != received[0]
+
+
+def test_router_hashes_at_most_max_prompt_blocks() -> None:
+    from services.inference.router.keying import PromptHasher
+    from services.inference.tokenization import OfflineTokenizer
+
+    hasher = PromptHasher(
+        OfflineTokenizer.from_file(),
+        block_size=16,
+        affinity_blocks=2,
+        hash_seed="0",
+        max_prompt_blocks=4,
+    )
+    messages = [{"role": "user", "content": "battery life " * 200}]
+    whole = hasher.blocks(messages, None, whole_prompt=True)
+    assert len(whole.hashes) == 4
+    key_only = hasher.blocks(messages, None, whole_prompt=False)
+    assert key_only.hashes == whole.hashes[:2] and key_only.prefix_key is not None
