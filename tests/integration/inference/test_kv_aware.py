@@ -46,7 +46,7 @@ def kv_engines(tmp_path: Path) -> Any:
         wait_healthy(engines)
         return engines, endpoints, settings
 
-    yield start
+    yield start, started
     for process in started:
         process.stop()
 
@@ -61,7 +61,8 @@ def _wait_indexed(client: httpx.Client, router: ManagedProcess, replica: str) ->
 def test_requests_follow_the_replica_holding_their_prefix_and_forget_a_restart(
     kv_engines: Any, start_router_for: StartRouter, chat_body: ChatBody, tmp_path: Path
 ) -> None:
-    engines, endpoints, settings = kv_engines(3)
+    start, started = kv_engines
+    engines, endpoints, settings = start(3)
     router = start_router_for(
         engines, policy="kv_aware", kv_event_endpoints=endpoints, kv_events_topic="kv"
     )
@@ -83,6 +84,7 @@ def test_requests_follow_the_replica_holding_their_prefix_and_forget_a_restart(
         engines[index] = start_engine(
             f"kv-engine-{index}-again", settings[index], log_dir=tmp_path, port=port
         )
+        started.append(engines[index])  # stopped by the fixture too
         wait_healthy([engines[index]])
         deadline = time.monotonic() + 10
         while _metric(client, router, "cachecoh_router_kv_index_blocks", replica=holder) > 0:
