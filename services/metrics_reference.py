@@ -39,9 +39,11 @@ def _gateway(reg: CollectorRegistry) -> None:
 
 def _router(reg: CollectorRegistry) -> None:
     from services.inference.metrics_bridge import MetricsBridge
+    from services.inference.router.kv_events import KvEventMetrics
     from services.inference.router.replicas import RouterMetrics
 
     RouterMetrics(reg)
+    KvEventMetrics(reg)
     MetricsBridge({}, httpx.AsyncClient(), reg)
 
 

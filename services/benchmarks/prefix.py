@@ -36,6 +36,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console
 from rich.progress import Progress
 
+from services.adapters.embedded_broker import free_port
 from services.core.catalog import STORE_PRODUCT_ID, ProductFacts, catalog_from_dict
 from services.core.prefix_blocks import block_hashes
 from services.core.prompt import (
@@ -44,17 +45,21 @@ from services.core.prompt import (
     apply_tenant_salt,
     build_prompt,
     render_chat_prompt,
+    sop_catalog_from_dict,
 )
 from services.core.routing import RoutingPolicy
 from services.inference.launcher import ManagedProcess, start_engine, start_router, wait_healthy
 from services.inference.metrics_bridge import ReplicaCacheMetrics, parse_replica_metrics
-from services.inference.templates import load_matcher
 from services.inference.tokenization import OfflineTokenizer
 from services.paths import DEMO_DATA_DIR
 
 MODEL = "cachecoh-offline"
 TARGET_RATIO = 0.90
 TARGET_IMBALANCE = 1.25
+#: kv_aware's targets: in the default scenario, and when a replica restarts / caches are small.
+TARGET_KV_RATIO = 0.97
+TARGET_KV_RATIO_STRESSED = 0.90
+SCENARIOS = ("default", "replica_restart", "small_caches")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +84,15 @@ class PrefixBenchConfig:
     seconds_per_prefill_token: float = 0.00002
     seconds_per_output_token: float = 0.0002
     policies: tuple[RoutingPolicy, ...] = tuple(RoutingPolicy)
+    #: Beside ``default``: one replica restarts (empty cache) halfway through the
+    #: measured requests; every replica has ``small_cache_fraction`` of the default blocks.
+    scenarios: tuple[str, ...] = SCENARIOS
+    #: Policies compared in the scenarios other than ``default``.
+    stressed_policies: tuple[RoutingPolicy, ...] = (
+        RoutingPolicy.PREFIX_AFFINITY,
+        RoutingPolicy.KV_AWARE,
+    )
+    small_cache_fraction: float = 1 / 3
     salt_key: bytes = b"cachecoh-bench-salt-key"
     data_dir: Path = DEMO_DATA_DIR
 
@@ -109,32 +123,68 @@ class RunResult:
 
 
 @dataclass(frozen=True, slots=True)
-class PrefixBenchReport:
-    config: dict[str, Any]
-    workload: dict[str, Any]
+class ScenarioResult:
+    blocks_per_replica: int
+    single_replica_blocks: int
     single_replica: RunResult
     policies: dict[str, RunResult]
 
-    def targets(self) -> dict[str, Any]:
-        affinity = self.policies.get(RoutingPolicy.PREFIX_AFFINITY.value)
-        if affinity is None:
-            return {}
-        ratio = affinity.ratio_to_single or 0.0
+    def to_dict(self) -> dict[str, Any]:
         return {
-            "prefix_affinity_ratio_min": TARGET_RATIO,
-            "load_max_over_mean_max": TARGET_IMBALANCE,
-            "prefix_affinity_ratio": ratio,
-            "prefix_affinity_load_max_over_mean": affinity.load_max_over_mean,
-            "met": ratio >= TARGET_RATIO and affinity.load_max_over_mean <= TARGET_IMBALANCE,
+            "blocks_per_replica": self.blocks_per_replica,
+            "single_replica_blocks": self.single_replica_blocks,
+            "single_replica": asdict(self.single_replica),
+            "policies": {name: asdict(result) for name, result in self.policies.items()},
         }
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixBenchReport:
+    config: dict[str, Any]
+    workload: dict[str, Any]
+    scenarios: dict[str, ScenarioResult]
+
+    @property
+    def single_replica(self) -> RunResult:
+        return self.scenarios["default"].single_replica
+
+    @property
+    def policies(self) -> dict[str, RunResult]:
+        return self.scenarios["default"].policies
+
+    def targets(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        affinity = self.policies.get(RoutingPolicy.PREFIX_AFFINITY.value)
+        if affinity is not None:
+            ratio = affinity.ratio_to_single or 0.0
+            out["prefix_affinity"] = {
+                "ratio_min": TARGET_RATIO,
+                "load_max_over_mean_max": TARGET_IMBALANCE,
+                "ratio": ratio,
+                "load_max_over_mean": affinity.load_max_over_mean,
+                "met": ratio >= TARGET_RATIO and affinity.load_max_over_mean <= TARGET_IMBALANCE,
+            }
+        for name, scenario in self.scenarios.items():
+            kv = scenario.policies.get(RoutingPolicy.KV_AWARE.value)
+            if kv is None:
+                continue
+            floor = TARGET_KV_RATIO if name == "default" else TARGET_KV_RATIO_STRESSED
+            ratio = kv.ratio_to_single or 0.0
+            out[f"kv_aware_{name}"] = {
+                "ratio_min": floor,
+                "load_max_over_mean_max": TARGET_IMBALANCE,
+                "ratio": ratio,
+                "load_max_over_mean": kv.load_max_over_mean,
+                "met": ratio >= floor and kv.load_max_over_mean <= TARGET_IMBALANCE,
+            }
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "benchmark": "prefix",
             "config": self.config,
             "workload": self.workload,
-            "single_replica": asdict(self.single_replica),
-            "policies": {name: asdict(result) for name, result in self.policies.items()},
+            "scenarios": {name: result.to_dict() for name, result in self.scenarios.items()},
             "targets": self.targets(),
         }
 
@@ -161,7 +211,7 @@ def _store_facts(policy: dict[str, Any]) -> ProductFacts:
 def build_workload(config: PrefixBenchConfig, tokenizer: OfflineTokenizer) -> Workload:
     """Deterministic request bodies (salted per tenant) and their working set."""
     data = config.data_dir
-    matcher = load_matcher(data)
+    sop = sop_catalog_from_dict(_read(data / "sop_templates.json"))
     products = {p.product_id: p for p in catalog_from_dict(_read(data / "catalog.json"))}
     store = _store_facts(_read(data / "policy.json")["store_policies"])
     queries = [
@@ -184,8 +234,9 @@ def build_workload(config: PrefixBenchConfig, tokenizer: OfflineTokenizer) -> Wo
     for _ in range(config.warmup_requests + config.requests):
         tenant = rng.choices(tenants, weights)[0]
         query = rng.choice(queries)
-        match = matcher.match(query["text"], attribute=query["attribute"])
-        templates_used.add(match.template.template_id)
+        # The gateway's choice: the template of the attribute's family.
+        template = sop.for_attribute(query["attribute"]) or sop.generic
+        templates_used.add(template.template_id)
         facts: tuple[ProductFacts, ...] = (store,)
         if query["product"] in products:
             facts = (
@@ -205,8 +256,8 @@ def build_workload(config: PrefixBenchConfig, tokenizer: OfflineTokenizer) -> Wo
             )
         prompt = build_prompt(
             PromptInputs(
-                system_prompt=matcher.catalog.system_prompt,
-                template=match.template,
+                system_prompt=sop.system_prompt,
+                template=template,
                 question=query["text"],
                 facts=facts,
                 attributes=(query["attribute"],),
@@ -272,7 +323,38 @@ async def _replay(
     return errors
 
 
-def _scrape(client: httpx.Client, engines: Sequence[ManagedProcess]) -> list[ReplicaCacheMetrics]:
+@dataclass
+class _Engine:
+    """An engine process and what it takes to start it again (the restart scenario)."""
+
+    name: str
+    settings: dict[str, Any]
+    port: int
+    log_dir: Path
+    process: ManagedProcess
+
+    @classmethod
+    def start(cls, name: str, settings: dict[str, Any], log_dir: Path) -> _Engine:
+        port = free_port()
+        endpoint = f"ipc://{log_dir / name}.kv"
+        full = {**settings, "kv_events_endpoint": endpoint, "kv_events_topic": "kv"}
+        return cls(name, full, port, log_dir, start_engine(name, full, log_dir=log_dir, port=port))
+
+    @property
+    def url(self) -> str:
+        return self.process.url
+
+    @property
+    def kv_endpoint(self) -> str:
+        return str(self.settings["kv_events_endpoint"])
+
+    def restart(self) -> None:
+        """SIGKILL, then the same engine again on the same port: an empty cache."""
+        self.process.kill()
+        self.process = start_engine(self.name, self.settings, log_dir=self.log_dir, port=self.port)
+
+
+def _scrape(client: httpx.Client, engines: Sequence[_Engine]) -> list[ReplicaCacheMetrics]:
     return [parse_replica_metrics(client.get(f"{e.url}/metrics").text) for e in engines]
 
 
@@ -285,28 +367,47 @@ def _route_reasons(client: httpx.Client, router: ManagedProcess) -> dict[str, in
     return dict(reasons)
 
 
+def _deltas(
+    before: Sequence[ReplicaCacheMetrics], after: Sequence[ReplicaCacheMetrics]
+) -> tuple[float, float, list[float]]:
+    queried = sum(a.queried_tokens - b.queried_tokens for a, b in zip(after, before, strict=True))
+    hits = sum(a.hit_tokens - b.hit_tokens for a, b in zip(after, before, strict=True))
+    served = [
+        a.requests_succeeded - b.requests_succeeded for a, b in zip(after, before, strict=True)
+    ]
+    return queried, hits, served
+
+
+_ZERO = ReplicaCacheMetrics(0.0, 0.0, None, 0.0, 0.0)
+
+
 def _measure(
-    engines: Sequence[ManagedProcess],
+    engines: Sequence[_Engine],
     policy: RoutingPolicy,
     workload: Workload,
     config: PrefixBenchConfig,
     log_dir: Path,
     progress: Progress,
     label: str,
+    *,
+    restart_midway: bool = False,
 ) -> RunResult:
+    router_settings: dict[str, Any] = {
+        "policy": policy.value,
+        "affinity_blocks": config.affinity_blocks,
+        "load_factor": config.load_factor,
+        "load_window": config.load_window,
+        "health_interval_seconds": 0.5,
+        "metrics_scrape_interval_seconds": 1.0,
+    }
+    if policy is RoutingPolicy.KV_AWARE:
+        router_settings["kv_event_endpoints"] = [e.kv_endpoint for e in engines]
+        router_settings["kv_events_topic"] = "kv"
     with httpx.Client(timeout=10.0) as client:
         for engine in engines:
             client.post(f"{engine.url}/reset_prefix_cache").raise_for_status()
         router = start_router(
-            f"router-{label}",
-            [e.url for e in engines],
-            {
-                "policy": policy.value,
-                "affinity_blocks": config.affinity_blocks,
-                "load_factor": config.load_factor,
-                "load_window": config.load_window,
-            },
-            log_dir=log_dir,
+            f"router-{label}", [e.url for e in engines], router_settings, log_dir=log_dir
         )
         try:
             wait_healthy([router])
@@ -320,31 +421,100 @@ def _measure(
                         f"{label} warm-up",
                     )
                 )
-            before = _scrape(client, engines)
+            halves: tuple[tuple[dict[str, Any], ...], ...] = (workload.bodies,)
+            if restart_midway:
+                middle = len(workload.bodies) // 2
+                halves = (workload.bodies[:middle], workload.bodies[middle:])
+            queried = hits = 0.0
+            served = [0.0] * len(engines)
+            errors = 0
             started = time.perf_counter()
-            errors = asyncio.run(
-                _replay(router.url, workload.bodies, config.concurrency, progress, label)
-            )
+            for number, bodies in enumerate(halves):
+                before = _scrape(client, engines)
+                if number == 1:
+                    # The victim's counters start over with its process.
+                    victim = len(engines) - 1
+                    last = _scrape(client, engines[victim:])[0]
+                    engines[victim].restart()
+                    dq, dh, ds = _deltas([before[victim]], [last])
+                    queried, hits, served[victim] = queried + dq, hits + dh, served[victim] + ds[0]
+                    before[victim] = _ZERO
+                errors += asyncio.run(
+                    _replay(router.url, bodies, config.concurrency, progress, label)
+                )
+                if number == 1:
+                    wait_healthy([engines[-1].process])
+                dq, dh, ds = _deltas(before, _scrape(client, engines))
+                queried, hits = queried + dq, hits + dh
+                served = [total + delta for total, delta in zip(served, ds, strict=True)]
             elapsed = time.perf_counter() - started
-            after = _scrape(client, engines)
             reasons = _route_reasons(client, router)  # includes the warm-up
         finally:
             router.stop()
-    queried = sum(a.queried_tokens - b.queried_tokens for a, b in zip(after, before, strict=True))
-    hits = sum(a.hit_tokens - b.hit_tokens for a, b in zip(after, before, strict=True))
-    served = tuple(
-        int(a.requests_succeeded - b.requests_succeeded) for a, b in zip(after, before, strict=True)
-    )
-    mean = sum(served) / len(served)
+    counts = tuple(int(n) for n in served)
+    mean = sum(counts) / len(counts)
     return RunResult(
         hit_rate=hits / queried if queried else 0.0,
         queried_tokens=int(queried),
         hit_tokens=int(hits),
-        requests_per_replica=served,
-        load_max_over_mean=max(served) / mean if mean else 0.0,
+        requests_per_replica=counts,
+        load_max_over_mean=max(counts) / mean if mean else 0.0,
         errors=errors,
         elapsed_seconds=round(elapsed, 2),
         route_reasons=reasons,
+    )
+
+
+def _run_scenario(
+    name: str,
+    per_replica: int,
+    workload: Workload,
+    config: PrefixBenchConfig,
+    logs: Path,
+    progress: Progress,
+) -> ScenarioResult:
+    engine_settings: dict[str, Any] = {
+        "seconds_per_prefill_token": config.seconds_per_prefill_token,
+        "seconds_per_output_token": config.seconds_per_output_token,
+    }
+    engines = [
+        _Engine.start(
+            f"{name}-engine-{i}", {**engine_settings, "kv_cache_blocks": per_replica}, logs
+        )
+        for i in range(config.replicas)
+    ]
+    single = _Engine.start(
+        f"{name}-engine-single",
+        {**engine_settings, "kv_cache_blocks": per_replica * config.replicas},
+        logs,
+    )
+    policies = config.policies if name == "default" else config.stressed_policies
+    try:
+        wait_healthy([e.process for e in (*engines, single)])
+        reference = _measure(
+            [single], RoutingPolicy.ROUND_ROBIN, workload, config, logs, progress, f"{name} single"
+        )
+        results = {
+            policy.value: _measure(
+                engines,
+                policy,
+                workload,
+                config,
+                logs,
+                progress,
+                f"{name} {policy.value}",
+                restart_midway=name == "replica_restart",
+            )
+            for policy in policies
+        }
+    finally:
+        for engine in (*engines, single):
+            engine.process.stop()
+    return ScenarioResult(
+        blocks_per_replica=per_replica,
+        single_replica_blocks=per_replica * config.replicas,
+        single_replica=reference,
+        policies={n: _with_ratio(r, reference.hit_rate) for n, r in results.items()},
     )
 
 
@@ -355,41 +525,22 @@ def run_prefix_bench(
     tokenizer = OfflineTokenizer.from_file()
     workload = build_workload(config, tokenizer)
     per_replica = config.blocks_per_replica or math.ceil(workload.static_blocks / config.replicas)
-    engine_settings: dict[str, Any] = {
-        "seconds_per_prefill_token": config.seconds_per_prefill_token,
-        "seconds_per_output_token": config.seconds_per_output_token,
+    budgets = {
+        "default": per_replica,
+        "replica_restart": per_replica,
+        "small_caches": max(1, math.ceil(per_replica * config.small_cache_fraction)),
     }
+    scenarios: dict[str, ScenarioResult] = {}
     with tempfile.TemporaryDirectory(prefix="cachecoh-bench-") as tmp:
         logs = log_dir or Path(tmp)
-        engines = [
-            start_engine(
-                f"engine-{i}", {**engine_settings, "kv_cache_blocks": per_replica}, log_dir=logs
-            )
-            for i in range(config.replicas)
-        ]
-        single = start_engine(
-            "engine-single",
-            {**engine_settings, "kv_cache_blocks": per_replica * config.replicas},
-            log_dir=logs,
-        )
-        try:
-            wait_healthy([*engines, single])
-            with Progress(console=console, transient=True) as progress:
-                reference = _measure(
-                    [single], RoutingPolicy.ROUND_ROBIN, workload, config, logs, progress, "single"
+        with Progress(console=console, transient=True) as progress:
+            for name in config.scenarios:
+                scenarios[name] = _run_scenario(
+                    name, budgets[name], workload, config, logs, progress
                 )
-                results = {
-                    policy.value: _measure(
-                        engines, policy, workload, config, logs, progress, policy.value
-                    )
-                    for policy in config.policies
-                }
-        finally:
-            for process in [*engines, single]:
-                process.stop()
-    policies = {name: _with_ratio(result, reference.hit_rate) for name, result in results.items()}
     config_dict = {k: v for k, v in asdict(config).items() if k not in ("salt_key", "data_dir")}
     config_dict["policies"] = [p.value for p in config.policies]
+    config_dict["stressed_policies"] = [p.value for p in config.stressed_policies]
     return PrefixBenchReport(
         config=config_dict,
         workload={
@@ -400,11 +551,8 @@ def run_prefix_bench(
             "distinct_blocks": workload.distinct_blocks,
             "static_prefix_blocks": workload.static_blocks,
             "mean_prompt_tokens": round(workload.mean_prompt_tokens, 1),
-            "blocks_per_replica": per_replica,
-            "single_replica_blocks": per_replica * config.replicas,
         },
-        single_replica=reference,
-        policies=policies,
+        scenarios=scenarios,
     )
 
 
@@ -414,13 +562,16 @@ def _with_ratio(result: RunResult, reference_hit_rate: float) -> RunResult:
 
 
 def render_text(report: PrefixBenchReport) -> str:
-    lines = [
-        f"single replica: hit rate {report.single_replica.hit_rate:.3f} "
-        f"({report.workload['single_replica_blocks']} blocks)"
-    ]
-    for name, result in report.policies.items():
+    lines = []
+    for name, scenario in report.scenarios.items():
         lines.append(
-            f"{name:>16}: hit rate {result.hit_rate:.3f}, ratio {result.ratio_to_single or 0:.3f}, "
-            f"load max/mean {result.load_max_over_mean:.3f}, errors {result.errors}"
+            f"[{name}] single replica: hit rate {scenario.single_replica.hit_rate:.3f} "
+            f"({scenario.single_replica_blocks} blocks)"
         )
+        for policy, result in scenario.policies.items():
+            lines.append(
+                f"{policy:>16}: hit rate {result.hit_rate:.3f}, "
+                f"ratio {result.ratio_to_single or 0:.3f}, "
+                f"load max/mean {result.load_max_over_mean:.3f}, errors {result.errors}"
+            )
     return "\n".join(lines)

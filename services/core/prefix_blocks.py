@@ -1,37 +1,51 @@
-"""An accounting model of vLLM's automatic prefix cache (pure, no I/O).
+"""An accounting model of vLLM's automatic prefix cache, with vLLM's block hashes (pure).
 
-vLLM (v1) splits a prompt's tokens into blocks of ``block_size`` (16) tokens. Each *full*
-block is identified by a hash chained over its parent's hash, its token ids and, for the
-first block only, extra keys such as the request's ``cache_salt``. So a block can be
-reused only when the whole prefix before it, and the salt, are equal: tenants with
-different salts never share a block. A request reuses the longest run of leading blocks
-already in the cache; the last prompt token is always recomputed (its logits are needed),
-so a fully cached prompt still computes one token. Blocks no running request references
-stay cached and are evicted least-recently-used when the block budget runs out.
+vLLM (v1) splits a request's tokens into blocks of ``block_size`` (16) tokens. Each *full*
+block is identified by a hash chained over its parent's hash, its token ids and extra
+keys: with ``--prefix-caching-hash-algo sha256_cbor`` (vLLM >= 0.10.2) that is
+``sha256(cbor(canonical)(parent, token_ids, extra_keys))``, where the first block's parent
+is ``NONE_HASH = sha256_cbor(PYTHONHASHSEED)`` and the first block's extra keys are
+``(cache_salt,)`` (``None`` for every other block of an unsalted, non-LoRA, text-only
+request). :func:`block_hashes` computes exactly that, so the router, the offline engine
+and a vLLM replica with the same seed name the same block the same way.
 
-This model reproduces that bookkeeping (not vLLM's hash bytes: vLLM hashes a CBOR
-encoding with ``sha256_cbor``; here the same fields are packed with ``struct``), so the
-offline engine reports the same hit/miss counts a vLLM replica with the same block budget
-would.
+A request reuses the longest run of leading blocks already cached; the last prompt token
+is always recomputed (its logits are needed), so a fully cached prompt still computes one
+token. Blocks filled by generated tokens are cached too. Blocks no running request
+references stay cached and are evicted least-recently-freed first; a finished request
+frees its blocks tail first, so its tail is evicted before its head (vLLM's free-queue
+order), which keeps shared heads cached longest. The model records the KV cache events a
+vLLM replica would publish for the same changes (``services.core.kv_events``).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import math
-import struct
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import cbor2
+
+from services.core.errors import CachecohError
+from services.core.kv_events import (
+    AllBlocksCleared,
+    BlockRemoved,
+    BlockStored,
+    KVCacheEvent,
+    external_block_hash,
+)
 
 BLOCK_SIZE = 16
+#: vLLM replicas in compose run with PYTHONHASHSEED=0 (docs/inference.md).
+DEFAULT_HASH_SEED = "0"
 
-#: Parent hash of a sequence's first block.
-ROOT_BLOCK_HASH = hashlib.sha256(b"cachecoh/prefix-cache/root").digest()
 
-
-class PrefixCacheError(Exception):
+class PrefixCacheError(CachecohError):
     """Base class for prefix-cache accounting errors."""
 
 
@@ -41,25 +55,34 @@ class UnknownAdmissionError(PrefixCacheError):
         super().__init__(f"admission {admission_id} is not running (released twice?)")
 
 
+def sha256_cbor(value: Any) -> bytes:
+    """vLLM's ``sha256_cbor``: SHA-256 of the canonical CBOR encoding."""
+    return hashlib.sha256(cbor2.dumps(value, canonical=True)).digest()
+
+
+@functools.lru_cache(maxsize=8)
+def none_hash(hash_seed: str) -> bytes:
+    """vLLM's ``NONE_HASH`` (the first block's parent) for a ``PYTHONHASHSEED`` value."""
+    return sha256_cbor(hash_seed)
+
+
 def block_hashes(
-    token_ids: Sequence[int], *, salt: str | None = None, block_size: int = BLOCK_SIZE
+    token_ids: Sequence[int],
+    *,
+    salt: str | None = None,
+    block_size: int = BLOCK_SIZE,
+    hash_seed: str = DEFAULT_HASH_SEED,
 ) -> tuple[bytes, ...]:
-    """Chained hashes of the full blocks of ``token_ids`` (a partial tail has none)."""
+    """Chained vLLM block hashes of the full blocks of ``token_ids`` (a partial tail has
+    none)."""
     if block_size <= 0:
         raise ValueError(f"block_size must be positive, got {block_size}")
-    salt_bytes = salt.encode("utf-8") if salt else b""
     hashes: list[bytes] = []
-    parent = ROOT_BLOCK_HASH
-    full_blocks = len(token_ids) // block_size
-    for index in range(full_blocks):
-        block = token_ids[index * block_size : (index + 1) * block_size]
-        digest = hashlib.sha256(parent)
-        digest.update(struct.pack(f"<{block_size}I", *block))
-        # Length-prefixed so that salt bytes can never be confused with token bytes.
-        extra = salt_bytes if index == 0 else b""
-        digest.update(struct.pack("<I", len(extra)))
-        digest.update(extra)
-        parent = digest.digest()
+    parent = none_hash(hash_seed)
+    for index in range(len(token_ids) // block_size):
+        block = tuple(token_ids[index * block_size : (index + 1) * block_size])
+        extra_keys = (salt,) if index == 0 and salt else None
+        parent = sha256_cbor((parent, block, extra_keys))
         hashes.append(parent)
     return tuple(hashes)
 
@@ -111,13 +134,14 @@ class PrefixCacheModel:
             raise ValueError(f"capacity_blocks must be positive, got {capacity_blocks}")
         self.capacity_blocks = capacity_blocks
         self.block_size = block_size
-        # Hash -> reference count, in least- to most-recently-used order.
+        # Hash -> reference count; unreferenced blocks in eviction order (first = next).
         self._cached: OrderedDict[bytes, int] = OrderedDict()
         self._private_blocks = 0
         self._evicted_blocks = 0
         self._pinned_blocks = 0
         self._running: dict[int, Admission] = {}
         self._ids = itertools.count(1)
+        self._events: list[KVCacheEvent] = []
 
     def lookup(self, hashes: Sequence[bytes], num_prompt_tokens: int) -> int:
         """Prompt tokens a request with these block hashes would get from the cache."""
@@ -131,19 +155,20 @@ class PrefixCacheModel:
         return hit_blocks * self.block_size
 
     def admit(
-        self, hashes: Sequence[bytes], num_prompt_tokens: int, *, reserve_tokens: int = 0
+        self,
+        hashes: Sequence[bytes],
+        num_prompt_tokens: int,
+        *,
+        reserve_tokens: int = 0,
+        token_ids: Sequence[int] = (),
     ) -> Admission:
         """Start a request: count its hits, pin its blocks, cache its new full blocks.
 
-        ``reserve_tokens`` are the tokens it will generate (private blocks until freed).
+        ``reserve_tokens`` are the tokens it will generate (private blocks until they fill);
+        ``token_ids`` (the prompt's) go into the ``BlockStored`` events.
         """
         hit_tokens = self.lookup(hashes, num_prompt_tokens)
-        for block_hash in hashes:
-            refs = self._cached.get(block_hash, 0)
-            if refs == 0:
-                self._pinned_blocks += 1
-            self._cached[block_hash] = refs + 1
-            self._cached.move_to_end(block_hash)
+        self._store(hashes, token_ids, parent=None, pin=True)
         hashed_tokens = len(hashes) * self.block_size
         private = blocks_for_tokens(num_prompt_tokens - hashed_tokens + reserve_tokens)
         self._private_blocks += private
@@ -158,23 +183,49 @@ class PrefixCacheModel:
         self._evict()
         return admission
 
-    def release(self, admission: Admission) -> None:
-        """Finish a request: its blocks stay cached but become evictable."""
+    def release(
+        self,
+        admission: Admission,
+        *,
+        generated_hashes: Sequence[bytes] = (),
+        generated_token_ids: Sequence[int] = (),
+    ) -> None:
+        """Finish a request: its blocks stay cached but become evictable, tail first.
+
+        ``generated_hashes`` are the chained hashes of the full blocks after the prompt's
+        (filled by generated tokens): they are cached as well, as vLLM does.
+        """
         if self._running.pop(admission.admission_id, None) is None:
             raise UnknownAdmissionError(admission.admission_id)
-        for block_hash in admission.pinned:
+        self._private_blocks -= admission.private_blocks
+        parent = admission.pinned[-1] if admission.pinned else None
+        # Freed in reverse: the chain's tail becomes the next eviction candidate.
+        self._store(generated_hashes, generated_token_ids, parent=parent, pin=False)
+        for block_hash in reversed(generated_hashes):
+            if self._cached.get(block_hash) == 0:
+                self._cached.move_to_end(block_hash)
+        for block_hash in reversed(admission.pinned):
             self._cached[block_hash] -= 1
             if self._cached[block_hash] == 0:
                 self._pinned_blocks -= 1
-        self._private_blocks -= admission.private_blocks
+                self._cached.move_to_end(block_hash)
         self._evict()
 
     def reset(self) -> int:
-        """Drop every unreferenced cached block (vLLM's ``/reset_prefix_cache``)."""
+        """vLLM's ``/reset_prefix_cache``: drop every unreferenced cached block."""
         idle = [block_hash for block_hash, refs in self._cached.items() if refs == 0]
         for block_hash in idle:
             del self._cached[block_hash]
+        if not self._cached:
+            self._events.append(AllBlocksCleared())
+        elif idle:
+            self._events.append(BlockRemoved(tuple(external_block_hash(h) for h in idle)))
         return len(idle)
+
+    def drain_events(self) -> list[KVCacheEvent]:
+        """The KV cache events recorded since the last call, oldest first."""
+        events, self._events = self._events, []
+        return events
 
     def stats(self) -> CacheStats:
         return CacheStats(
@@ -185,8 +236,60 @@ class PrefixCacheModel:
             evicted_blocks=self._evicted_blocks,
         )
 
+    def _store(
+        self,
+        hashes: Sequence[bytes],
+        token_ids: Sequence[int],
+        *,
+        parent: bytes | None,
+        pin: bool,
+    ) -> None:
+        """Insert (or touch) blocks; one ``BlockStored`` per run of newly cached blocks."""
+        run: list[int] = []
+        run_start = 0
+        run_parent: bytes | None = None
+        previous = parent
+        for index, block_hash in enumerate(hashes):
+            refs = self._cached.get(block_hash)
+            if refs is None:
+                if not run:
+                    run_start = index
+                    run_parent = previous
+                run.append(index)
+                refs = 0
+            elif run:
+                self._emit_stored(hashes, token_ids, run_start, len(run), run_parent)
+                run = []
+            if pin:
+                if refs == 0:
+                    self._pinned_blocks += 1
+                refs += 1
+            self._cached[block_hash] = refs
+            self._cached.move_to_end(block_hash)
+            previous = block_hash
+        if run:
+            self._emit_stored(hashes, token_ids, run_start, len(run), run_parent)
+
+    def _emit_stored(
+        self,
+        hashes: Sequence[bytes],
+        token_ids: Sequence[int],
+        start: int,
+        count: int,
+        parent: bytes | None,
+    ) -> None:
+        size = self.block_size
+        self._events.append(
+            BlockStored(
+                block_hashes=tuple(external_block_hash(h) for h in hashes[start : start + count]),
+                parent_block_hash=None if parent is None else external_block_hash(parent),
+                token_ids=tuple(token_ids[start * size : (start + count) * size]),
+                block_size=size,
+            )
+        )
+
     def _evict(self) -> None:
-        """Evict unreferenced blocks, oldest first, until the budget holds (or only
+        """Evict unreferenced blocks in free order until the budget holds (or only
         referenced blocks are left: vLLM would then queue requests, the model overcommits)."""
         excess = len(self._cached) + self._private_blocks - self.capacity_blocks
         if excess <= 0:
@@ -200,3 +303,5 @@ class PrefixCacheModel:
         for block_hash in victims:
             del self._cached[block_hash]
         self._evicted_blocks += len(victims)
+        if victims:
+            self._events.append(BlockRemoved(tuple(external_block_hash(h) for h in victims)))

@@ -109,7 +109,7 @@ class SopTemplate:
     intent: str
     attributes: tuple[str, ...]
     text: str
-    #: Example phrasings (zh/en) the template matcher uses; never part of the prompt.
+    #: Example phrasings (zh/en), corpus for the offline tokenizer; never part of the prompt.
     phrases: tuple[str, ...] = ()
     #: Product categories the template applies to (empty: all).
     applies_to: tuple[str, ...] = ()

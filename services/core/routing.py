@@ -17,22 +17,33 @@ Three policies:
   flight: with a few requests in flight per replica, "1.25 x the mean" is a difference
   of one request, and overflowing on that noise throws cache hits away for no balance.
   Ejected replicas are skipped by walking the ring, so only their keys move.
+- ``kv_aware`` (llm-d's precise prefix-cache scoring): the replica holding the longest
+  cached prefix of the prompt, as the replicas' KV events tell
+  (``services.core.kv_index``), among the replicas within the load bound (the same
+  window share as above, an in-flight + waiting gap, and a KV usage ceiling, from the
+  replicas' ``vllm:num_requests_waiting`` / ``vllm:kv_cache_usage_perc``). Equal matches
+  go to the first of them on the ring walk of the deepest matched block, so a prefix's
+  followers keep meeting on one replica. With no cached block anywhere (cold start, a
+  replica set that just restarted) it is ``prefix_affinity``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from uhashring import HashRing
+
+from services.core.errors import CachecohError
 
 
 class RoutingPolicy(StrEnum):
     ROUND_ROBIN = "round_robin"
     LEAST_LOADED = "least_loaded"
     PREFIX_AFFINITY = "prefix_affinity"
+    KV_AWARE = "kv_aware"
 
 
 class RouteReason(StrEnum):
@@ -44,9 +55,13 @@ class RouteReason(StrEnum):
     OWNER_OVERLOADED = "owner_overloaded"
     #: The prompt has no full block to hash; least-loaded.
     NO_PREFIX = "no_prefix"
+    #: kv_aware: the replica holding the longest cached prefix.
+    KV_PREFIX = "kv_prefix"
+    #: kv_aware: the longest holders were over the load bound; the longest within it.
+    KV_PREFIX_OVERFLOW = "kv_prefix_overflow"
 
 
-class RoutingError(Exception):
+class RoutingError(CachecohError):
     """Base class for routing errors."""
 
 
@@ -64,6 +79,9 @@ class ReplicaState:
     routed_total: int = 0
     #: Requests routed to this replica within the router's recent-decision window.
     recent_routed: int = 0
+    #: Scraped from the replica: ``vllm:num_requests_waiting``, ``vllm:kv_cache_usage_perc``.
+    waiting: int = 0
+    kv_usage: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +178,58 @@ def prefix_affinity(
     return RouteDecision(owner, RouteReason.PREFIX_OWNER, owner)
 
 
+def kv_aware(
+    replicas: Sequence[ReplicaState],
+    ring: ConsistentHashRing,
+    prefix_key: str | None,
+    matched: Mapping[str, int],
+    block_keys: Sequence[str],
+    *,
+    load_factor: float = 1.25,
+    max_in_flight_gap: int = 16,
+    load_window: int = 0,
+    max_kv_usage: float = 0.95,
+) -> RouteDecision:
+    """The longest cached prefix within the load bound; ``prefix_affinity`` when cold.
+
+    ``matched`` is, per replica, how many leading blocks of the prompt it holds;
+    ``block_keys[i]`` names the prompt's block ``i`` on the ring (for ties).
+    """
+    healthy = _healthy(replicas)
+    best = max((matched.get(r.name, 0) for r in healthy), default=0)
+    if best == 0:
+        return prefix_affinity(
+            healthy,
+            ring,
+            prefix_key,
+            load_factor=load_factor,
+            max_in_flight_gap=max_in_flight_gap,
+            load_window=load_window,
+        )
+    window_total = max(sum(r.recent_routed for r in healthy), load_window - 1)
+    bound = load_bound(window_total, len(healthy), load_factor)
+    least_queue = min(r.in_flight + r.waiting for r in healthy)
+    has_room = any(r.kv_usage < max_kv_usage for r in healthy)
+
+    def within_bound(replica: ReplicaState) -> bool:
+        return (
+            replica.recent_routed + 1 <= bound
+            and replica.in_flight + replica.waiting - least_queue < max_in_flight_gap
+            and (replica.kv_usage < max_kv_usage or not has_room)
+        )
+
+    eligible = [r for r in healthy if within_bound(r)] or healthy
+    top = max(matched.get(r.name, 0) for r in eligible)
+    if top == 0:
+        return least_loaded(eligible, RouteReason.KV_PREFIX_OVERFLOW)
+    candidates = {r.name for r in eligible if matched.get(r.name, 0) == top}
+    chosen = next((n for n in ring.walk(block_keys[top - 1]) if n in candidates), None)
+    if chosen is None:  # candidates not on the ring (misconfiguration): still serve
+        chosen = min(candidates)
+    reason = RouteReason.KV_PREFIX if top == best else RouteReason.KV_PREFIX_OVERFLOW
+    return RouteDecision(chosen, reason)
+
+
 def prefix_routing_key(hashes: Sequence[bytes], affinity_blocks: int) -> str | None:
     """The routing key of a prompt: its chained hash after at most ``affinity_blocks``
     leading full blocks (the chain covers the salt and every token before it)."""
@@ -180,12 +250,27 @@ def decide(
     load_factor: float,
     max_in_flight_gap: int = 16,
     load_window: int = 0,
+    matched: Mapping[str, int] | None = None,
+    block_keys: Sequence[str] = (),
+    max_kv_usage: float = 0.95,
 ) -> RouteDecision:
     """Dispatch on the configured policy."""
     if policy is RoutingPolicy.ROUND_ROBIN:
         return round_robin(replicas, turn)
     if policy is RoutingPolicy.LEAST_LOADED:
         return least_loaded(replicas)
+    if policy is RoutingPolicy.KV_AWARE:
+        return kv_aware(
+            replicas,
+            ring,
+            prefix_key,
+            matched or {},
+            block_keys,
+            load_factor=load_factor,
+            max_in_flight_gap=max_in_flight_gap,
+            load_window=load_window,
+            max_kv_usage=max_kv_usage,
+        )
     return prefix_affinity(
         replicas,
         ring,

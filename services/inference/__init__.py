@@ -1,2 +1,2 @@
-"""The inference tier: the offline engine, the prefix-aware router, the template matcher
-and the metrics bridge. In production the engine is vLLM; see docs/inference.md."""
+"""The inference tier: the offline engine, the prefix- and KV-cache-aware router and the
+metrics bridge. In production the engine is vLLM; see docs/inference.md."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import httpx
@@ -24,6 +24,7 @@ PREFIX_HITS = "vllm:prefix_cache_hits_total"
 #: vLLM v1 name first, then the v0 name.
 KV_USAGE_NAMES = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
 REQUESTS_RUNNING = "vllm:num_requests_running"
+REQUESTS_WAITING = "vllm:num_requests_waiting"
 REQUEST_SUCCESS = "vllm:request_success_total"
 
 
@@ -42,6 +43,7 @@ class ReplicaCacheMetrics:
     kv_usage: float | None
     requests_running: float
     requests_succeeded: float
+    requests_waiting: float = 0.0
 
     @property
     def hit_ratio(self) -> float | None:
@@ -64,6 +66,7 @@ def parse_replica_metrics(text: str) -> ReplicaCacheMetrics:
         kv_usage=kv_usage,
         requests_running=totals.get(REQUESTS_RUNNING, 0.0),
         requests_succeeded=totals.get(REQUEST_SUCCESS, 0.0),
+        requests_waiting=totals.get(REQUESTS_WAITING, 0.0),
     )
 
 
@@ -149,7 +152,15 @@ class MetricsBridge:
             self._kv_usage.labels(replica=name).set(current.kv_usage)
         return ReplicaCacheReport(name, True, current, window)
 
-    async def run(self, interval: float) -> None:
+    async def run(
+        self,
+        interval: float,
+        on_report: Callable[[ReplicaCacheReport], None] | None = None,
+    ) -> None:
+        """Scrape every ``interval`` seconds; ``on_report`` sees each replica's report
+        (the router feeds the load figures to its routing)."""
         while True:
-            await self.scrape_once()
+            for report in await self.scrape_once():
+                if on_report is not None:
+                    on_report(report)
             await asyncio.sleep(interval)

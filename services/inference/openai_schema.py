@@ -24,7 +24,8 @@ class ChatMessage(BaseModel):
 class StreamOptions(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    include_usage: bool = False
+    # vLLM's default: stream_options without include_usage still reports usage.
+    include_usage: bool = True
 
 
 class ChatCompletionRequest(BaseModel):

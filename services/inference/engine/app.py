@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -12,6 +14,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from services.inference.engine.answer import Vocabulary
+from services.inference.engine.kv_events import ZmqKvEventPublisher
 from services.inference.engine.service import (
     STAND_IN_NOTICE,
     ContextLengthExceededError,
@@ -30,17 +33,41 @@ logger = logging.getLogger(__name__)
 
 
 def build_engine(settings: EngineSettings) -> OfflineEngine:
-    """The composition root: tokenizer and vocabulary from the configured files."""
+    """The composition root: tokenizer and vocabulary from the configured files, the KV
+    event publisher when an endpoint is configured."""
     vocabulary = Vocabulary()
     if settings.vocabulary_path is not None:
         raw = json.loads(settings.vocabulary_path.read_text(encoding="utf-8"))
         vocabulary = Vocabulary.from_attributes_json(raw)
-    return OfflineEngine(settings, OfflineTokenizer.from_file(settings.tokenizer_path), vocabulary)
+    publisher = (
+        ZmqKvEventPublisher(settings.kv_events_endpoint, settings.kv_events_topic)
+        if settings.kv_events_endpoint
+        else None
+    )
+    return OfflineEngine(
+        settings,
+        OfflineTokenizer.from_file(settings.tokenizer_path),
+        vocabulary,
+        kv_events=publisher,
+    )
 
 
 def create_app(settings: EngineSettings, engine: OfflineEngine | None = None) -> FastAPI:
     engine = engine or build_engine(settings)
-    app = FastAPI(title="cachecoh offline engine", description=STAND_IN_NOTICE, version="0.1.0")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            engine.close()
+
+    app = FastAPI(
+        title="cachecoh offline engine",
+        description=STAND_IN_NOTICE,
+        version="0.1.0",
+        lifespan=lifespan,
+    )
     app.state.engine = engine
     app.add_exception_handler(RequestValidationError, validation_error_handler)
 

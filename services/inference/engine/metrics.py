@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-#: vLLM's TTFT buckets (seconds).
+#: vLLM v1's TTFT buckets (seconds, ``vllm/v1/metrics/loggers.py``).
 TTFT_BUCKETS = (
     0.001,
     0.005,
@@ -23,6 +23,12 @@ TTFT_BUCKETS = (
     5.0,
     7.5,
     10.0,
+    20.0,
+    40.0,
+    80.0,
+    160.0,
+    640.0,
+    2560.0,
 )
 LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 

@@ -13,10 +13,12 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from services.core.errors import CachecohError
+from services.core.kv_events import KVCacheEvent
 from services.core.prefix_blocks import Admission, PrefixCacheModel, block_hashes
 from services.core.prompt import render_chat_prompt
 from services.inference.engine.answer import Vocabulary, compose_answer
@@ -33,7 +35,7 @@ STAND_IN_NOTICE = (
 )
 
 
-class EngineError(Exception):
+class EngineError(CachecohError):
     """Base class for errors the engine reports to its client."""
 
 
@@ -62,12 +64,24 @@ class PreparedCompletion:
     created: int
     arrived_at: float
     prompt_tokens: int
+    #: Prompt and generated tokens whose KV the request computes (the last output has none).
+    computed_token_ids: tuple[int, ...]
     hashes: tuple[bytes, ...]
+    #: Hashes of the full blocks after the prompt's, filled by generated tokens.
+    generated_hashes: tuple[bytes, ...]
     pieces: tuple[TextPiece, ...]
     finish_reason: str
 
 
 Sleep = Callable[[float], Awaitable[None]]
+
+
+class KvEventSink(Protocol):
+    """Where the engine's KV cache events go (the ZMQ publisher in production)."""
+
+    def publish(self, events: Sequence[KVCacheEvent]) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class OfflineEngine:
@@ -79,6 +93,7 @@ class OfflineEngine:
         *,
         clock: Callable[[], float] = time.monotonic,
         sleep: Sleep = asyncio.sleep,
+        kv_events: KvEventSink | None = None,
     ) -> None:
         self.settings = settings
         self.tokenizer = tokenizer
@@ -92,6 +107,7 @@ class OfflineEngine:
         self._clock = clock
         self._sleep = sleep
         self._evicted_reported = 0
+        self._kv_events = kv_events
 
     @property
     def model(self) -> str:
@@ -107,21 +123,34 @@ class OfflineEngine:
         if len(prompt_ids) + limit > self.settings.max_model_len:
             raise ContextLengthExceededError(len(prompt_ids), limit, self.settings.max_model_len)
         pieces = self.tokenizer.pieces(compose_answer(messages, self.vocabulary))
+        kept = pieces[:limit]
+        # The last generated token has no KV yet when the request finishes.
+        computed = prompt_ids + [piece.token_id for piece in kept[:-1]]
+        hashes = block_hashes(
+            computed,
+            salt=request.cache_salt,
+            block_size=self.settings.block_size,
+            hash_seed=self.settings.hash_seed,
+        )
+        prompt_blocks = len(prompt_ids) // self.settings.block_size
         return PreparedCompletion(
             request_id=f"chatcmpl-{uuid.uuid4().hex}",
             created=int(time.time()),
             arrived_at=arrived_at,
             prompt_tokens=len(prompt_ids),
-            hashes=block_hashes(
-                prompt_ids, salt=request.cache_salt, block_size=self.settings.block_size
-            ),
-            pieces=tuple(pieces[:limit]),
+            computed_token_ids=tuple(computed),
+            hashes=hashes[:prompt_blocks],
+            generated_hashes=hashes[prompt_blocks:],
+            pieces=tuple(kept),
             finish_reason="length" if len(pieces) > limit else "stop",
         )
 
     def _start(self, prepared: PreparedCompletion) -> Admission:
         admission = self.cache.admit(
-            prepared.hashes, prepared.prompt_tokens, reserve_tokens=len(prepared.pieces)
+            prepared.hashes,
+            prepared.prompt_tokens,
+            reserve_tokens=len(prepared.pieces),
+            token_ids=prepared.computed_token_ids,
         )
         self.metrics.prefix_cache_queries.inc(admission.query_tokens)
         self.metrics.prefix_cache_hits.inc(admission.hit_tokens)
@@ -131,6 +160,9 @@ class OfflineEngine:
         return admission
 
     def _report_cache(self) -> None:
+        events = self.cache.drain_events()
+        if events and self._kv_events is not None:
+            self._kv_events.publish(events)
         stats = self.cache.stats()
         self.metrics.kv_cache_usage.set(stats.usage)
         evicted = stats.evicted_blocks - self._evicted_reported
@@ -139,7 +171,14 @@ class OfflineEngine:
             self._evicted_reported = stats.evicted_blocks
 
     def _finish(self, prepared: PreparedCompletion, admission: Admission, completed: bool) -> None:
-        self.cache.release(admission)
+        block = self.settings.block_size
+        generated = prepared.generated_hashes if completed else ()
+        start = len(prepared.hashes) * block
+        self.cache.release(
+            admission,
+            generated_hashes=generated,
+            generated_token_ids=prepared.computed_token_ids[start : start + len(generated) * block],
+        )
         self.metrics.requests_running.dec()
         self._report_cache()
         if completed:
@@ -158,7 +197,8 @@ class OfflineEngine:
             "completion_tokens": len(prepared.pieces),
             "total_tokens": prepared.prompt_tokens + len(prepared.pieces),
         }
-        if self.settings.enable_prompt_tokens_details:
+        # vLLM sends the details only when some prompt tokens came from the cache.
+        if self.settings.enable_prompt_tokens_details and admission.hit_tokens:
             usage["prompt_tokens_details"] = {"cached_tokens": admission.hit_tokens}
         return usage
 
@@ -239,8 +279,12 @@ class OfflineEngine:
 
     def reset_prefix_cache(self) -> int:
         dropped = self.cache.reset()
-        self.metrics.kv_cache_usage.set(self.cache.stats().usage)
+        self._report_cache()
         return dropped
+
+    def close(self) -> None:
+        if self._kv_events is not None:
+            self._kv_events.close()
 
     def models_payload(self) -> dict[str, Any]:
         return {

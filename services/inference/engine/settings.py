@@ -37,6 +37,18 @@ class EngineSettings(BaseSettings):
         default=0.0005, ge=0.0, description="Simulated decode time per generated token."
     )
     enable_prompt_tokens_details: bool = Field(
-        True, description="Report usage.prompt_tokens_details.cached_tokens (like vLLM's flag)."
+        True,
+        description="Report usage.prompt_tokens_details.cached_tokens when tokens were "
+        "cached (like vLLM's flag).",
     )
+    hash_seed: str = Field(
+        "0",
+        description="vLLM's PYTHONHASHSEED: the root of the block-hash chain (NONE_HASH).",
+    )
+    kv_events_endpoint: str | None = Field(
+        None,
+        description="Publish KV cache events here (ZMQ PUB, vLLM's wire format); "
+        "'tcp://*:5557' binds, 'tcp://host:port' connects. Unset: no events.",
+    )
+    kv_events_topic: str = Field("", description="Topic frame of every KV event message.")
     log_level: str = Field("warning", description="uvicorn log level.")

@@ -12,7 +12,7 @@ import asyncio
 import itertools
 import logging
 from collections import Counter, deque
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -46,6 +46,10 @@ class _Replica:
     routed_total: int = 0
     consecutive_failures: int = 0
     ejections: int = 0
+    #: A health probe has passed since the last failure (readiness).
+    probed_ok: bool = False
+    waiting: int = 0
+    kv_usage: float = 0.0
 
     def state(self, excluded: Collection[str], recent_routed: int) -> ReplicaState:
         return ReplicaState(
@@ -54,6 +58,8 @@ class _Replica:
             in_flight=self.in_flight,
             routed_total=self.routed_total,
             recent_routed=recent_routed,
+            waiting=self.waiting,
+            kv_usage=self.kv_usage,
         )
 
 
@@ -66,6 +72,8 @@ class ReplicaView:
     routed_total: int
     consecutive_failures: int
     ejections: int
+    waiting: int
+    kv_usage: float
 
 
 class RouterMetrics:
@@ -116,6 +124,8 @@ class ReplicaPool:
         ring_vnodes: int,
         eject_after_failures: int,
         metrics: RouterMetrics,
+        max_kv_usage: float = 0.95,
+        on_eject: Callable[[str], None] | None = None,
     ) -> None:
         self._replicas = {replica_name(url): _Replica(replica_name(url), url) for url in urls}
         if len(self._replicas) != len(urls):
@@ -130,8 +140,15 @@ class ReplicaPool:
         self.ring = ConsistentHashRing(list(self._replicas), vnodes=ring_vnodes)
         self._turns = itertools.count()
         self._metrics = metrics
+        self.max_kv_usage = max_kv_usage
+        self._on_eject = on_eject
         for name in self._replicas:
             metrics.healthy.labels(replica=name).set(1)
+
+    @staticmethod
+    def names_for(urls: Sequence[str]) -> list[str]:
+        """The replica names a pool over ``urls`` uses, in order."""
+        return [replica_name(url) for url in urls]
 
     def url(self, name: str) -> str:
         return self._replicas[name].url
@@ -143,7 +160,25 @@ class ReplicaPool:
     def any_healthy(self) -> bool:
         return any(r.healthy for r in self._replicas.values())
 
-    def choose(self, prefix_key: str | None, excluded: Collection[str] = ()) -> RouteDecision:
+    def ready(self) -> bool:
+        """Readiness: some replica is healthy and has passed a health probe."""
+        return any(r.healthy and r.probed_ok for r in self._replicas.values())
+
+    def update_load(self, name: str, *, waiting: float, kv_usage: float | None) -> None:
+        """Load scraped from the replica's /metrics."""
+        replica = self._replicas[name]
+        replica.waiting = int(waiting)
+        if kv_usage is not None:
+            replica.kv_usage = kv_usage
+
+    def choose(
+        self,
+        prefix_key: str | None,
+        excluded: Collection[str] = (),
+        *,
+        matched: Mapping[str, int] | None = None,
+        block_keys: Sequence[str] = (),
+    ) -> RouteDecision:
         """Pick a replica and count it as in flight (call :meth:`finish` afterwards)."""
         snapshot = [r.state(excluded, self._recent[r.name]) for r in self._replicas.values()]
         decision = decide(
@@ -155,6 +190,9 @@ class ReplicaPool:
             load_factor=self.load_factor,
             max_in_flight_gap=self.max_in_flight_gap,
             load_window=self._window.maxlen or 0,
+            matched=matched,
+            block_keys=block_keys,
+            max_kv_usage=self.max_kv_usage,
         )
         self._remember(decision.replica)
         replica = self._replicas[decision.replica]
@@ -186,12 +224,14 @@ class ReplicaPool:
         replica = self._replicas[name]
         if ok:
             replica.consecutive_failures = 0
+            replica.probed_ok = True
             if not replica.healthy:
                 replica.healthy = True
                 self._metrics.healthy.labels(replica=name).set(1)
                 logger.warning("replica %s readmitted", name)
             return
         self._metrics.upstream_failures.labels(replica=name, kind="health").inc()
+        replica.probed_ok = False
         replica.consecutive_failures += 1
         if replica.consecutive_failures >= self.eject_after_failures:
             self._eject(replica, f"health check: {detail}")
@@ -204,6 +244,9 @@ class ReplicaPool:
         self._metrics.healthy.labels(replica=replica.name).set(0)
         self._metrics.ejections.labels(replica=replica.name).inc()
         logger.warning("replica %s ejected (%s)", replica.name, reason)
+        if self._on_eject is not None:
+            # It may come back restarted: what it was said to cache is no longer known.
+            self._on_eject(replica.name)
 
     def views(self) -> list[ReplicaView]:
         return [
@@ -215,6 +258,8 @@ class ReplicaPool:
                 routed_total=r.routed_total,
                 consecutive_failures=r.consecutive_failures,
                 ejections=r.ejections,
+                waiting=r.waiting,
+                kv_usage=r.kv_usage,
             )
             for r in self._replicas.values()
         ]

@@ -11,9 +11,13 @@ import httpx
 import pytest
 
 from services.core.catalog import catalog_from_dict
-from services.core.prompt import PromptInputs, apply_tenant_salt, build_prompt
+from services.core.prompt import (
+    PromptInputs,
+    apply_tenant_salt,
+    build_prompt,
+    sop_catalog_from_dict,
+)
 from services.inference.launcher import ManagedProcess, start_engine, start_router, wait_healthy
-from services.inference.templates import load_sop_catalog
 from services.paths import DEMO_DATA_DIR
 
 MODEL = "cachecoh-offline"
@@ -64,7 +68,9 @@ def start_router_for(tmp_path: Path) -> Iterator[StartRouter]:
 @pytest.fixture(scope="session")
 def chat_body() -> Callable[[str, str, str, str], dict[str, Any]]:
     """A salted canonical chat request for (tenant, attribute, product, question)."""
-    sop = load_sop_catalog()
+    sop = sop_catalog_from_dict(
+        json.loads((DEMO_DATA_DIR / "sop_templates.json").read_text("utf-8"))
+    )
     products = {
         p.product_id: p
         for p in catalog_from_dict(json.loads((DEMO_DATA_DIR / "catalog.json").read_text("utf-8")))

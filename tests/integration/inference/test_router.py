@@ -161,12 +161,13 @@ def test_replica_killed_mid_run_is_ejected_and_no_request_fails(
 
 
 def _key_of(router: Any, body: dict[str, Any]) -> str:
-    from services.inference.router.app import RoutingKeyer
+    from services.inference.router.keying import PromptHasher
     from services.inference.tokenization import OfflineTokenizer
 
-    key = RoutingKeyer(OfflineTokenizer.from_file(), block_size=16, affinity_blocks=16).key(
-        body["messages"], body["cache_salt"]
+    hasher = PromptHasher(
+        OfflineTokenizer.from_file(), block_size=16, affinity_blocks=16, hash_seed="0"
     )
+    key = hasher.blocks(body["messages"], body["cache_salt"], whole_prompt=False).prefix_key
     assert key is not None
     return key
 
@@ -214,9 +215,12 @@ def test_router_rejects_bad_input_and_reports_no_healthy_replica(
         assert bad.status_code == 400 and bad.json()["error"]["param"] == "messages"
         engine.kill()
         deadline = time.monotonic() + 5
-        while client.get(f"{router.url}/health").status_code != 503:
-            assert time.monotonic() < deadline, "router still healthy with its only replica dead"
+        while any(r["healthy"] for r in replicas_state(client, router).values()):
+            assert time.monotonic() < deadline, "replica not ejected"
             time.sleep(0.1)
+        assert client.get(f"{router.url}/ready").status_code == 503
+        # Liveness is the router's own: it still answers.
+        assert client.get(f"{router.url}/health").status_code == 200
         response = client.post(
             f"{router.url}/v1/chat/completions",
             json={"model": MODEL, "messages": [{"role": "user", "content": "x"}]},

@@ -5,15 +5,16 @@ import json
 import pytest
 
 from services.core.catalog import ProductFacts, catalog_from_dict
-from services.core.prompt import SopCatalog
-from services.inference.templates import load_sop_catalog
+from services.core.prompt import SopCatalog, sop_catalog_from_dict
 from services.inference.tokenization import OfflineTokenizer
 from services.paths import DEMO_DATA_DIR
 
 
 @pytest.fixture(scope="session")
 def sop() -> SopCatalog:
-    return load_sop_catalog()
+    return sop_catalog_from_dict(
+        json.loads((DEMO_DATA_DIR / "sop_templates.json").read_text("utf-8"))
+    )
 
 
 @pytest.fixture(scope="session")
