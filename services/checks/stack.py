@@ -28,6 +28,7 @@ import redis
 from services.adapters.embedded_broker import free_port
 from services.adapters.embedded_redis import RedisServerProcess
 from services.checks.upstream_ledger import LedgerLine, read_ledger, salt_tag
+from services.core.errors import CachecohError
 from services.core.prompt import derive_cache_salt
 from services.inference.launcher import ManagedProcess, start_engine, wait_healthy
 
@@ -36,7 +37,7 @@ GATEWAY_START_TIMEOUT_S = 180.0
 MODEL = "cachecoh-offline"
 
 
-class StackStartError(RuntimeError):
+class StackStartError(CachecohError, RuntimeError):
     """A process of the check stack did not come up."""
 
 

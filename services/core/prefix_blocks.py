@@ -25,13 +25,15 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from services.core.errors import CachecohError
+
 BLOCK_SIZE = 16
 
 #: Parent hash of a sequence's first block.
 ROOT_BLOCK_HASH = hashlib.sha256(b"cachecoh/prefix-cache/root").digest()
 
 
-class PrefixCacheError(Exception):
+class PrefixCacheError(CachecohError):
     """Base class for prefix-cache accounting errors."""
 
 

@@ -28,6 +28,8 @@ from enum import StrEnum
 
 from uhashring import HashRing
 
+from services.core.errors import CachecohError
+
 
 class RoutingPolicy(StrEnum):
     ROUND_ROBIN = "round_robin"
@@ -46,7 +48,7 @@ class RouteReason(StrEnum):
     NO_PREFIX = "no_prefix"
 
 
-class RoutingError(Exception):
+class RoutingError(CachecohError):
     """Base class for routing errors."""
 
 

@@ -35,6 +35,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client import Counter as PromCounter
 
 from services.core.catalog import catalog_from_dict
+from services.core.errors import CachecohError
 from services.core.prompt import SopCatalog, SopTemplate, sop_catalog_from_dict
 from services.paths import DEMO_DATA_DIR
 
@@ -54,7 +55,7 @@ class MatchTier(StrEnum):
     GENERIC = "generic"
 
 
-class TemplateMatcherError(Exception):
+class TemplateMatcherError(CachecohError):
     """Base class for matcher errors."""
 
 

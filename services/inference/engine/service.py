@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from services.core.errors import CachecohError
 from services.core.prefix_blocks import Admission, PrefixCacheModel, block_hashes
 from services.core.prompt import render_chat_prompt
 from services.inference.engine.answer import Vocabulary, compose_answer
@@ -33,7 +34,7 @@ STAND_IN_NOTICE = (
 )
 
 
-class EngineError(Exception):
+class EngineError(CachecohError):
     """Base class for errors the engine reports to its client."""
 
 
