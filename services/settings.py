@@ -60,20 +60,29 @@ def configuration_error(exc: ValidationError | SettingsError) -> ConfigurationEr
         match = re.search(r'field "([^"]+)"', str(exc))
         field = match.group(1) if match else "?"
         return ConfigurationError({_variable(None, field): "cannot be parsed (JSON expected?)"})
+    cls = _settings_class(exc.title)
     problems: dict[str, str] = {}
     for error in exc.errors(include_url=False, include_input=False):
-        field = str(error["loc"][0]) if error["loc"] else "?"
         problem = MISSING if error["type"] == "missing" else str(error["msg"])
-        problems.setdefault(_variable(exc.title, field), problem)
+        if error["loc"]:
+            field = str(error["loc"][0])
+        else:  # a model validator: name the field its message names, else the class
+            named = [
+                f for f in (cls.model_fields if cls else {}) if re.search(rf"\b{f}\b", problem)
+            ]
+            field = named[0] if named else ""
+        name = _variable(exc.title, field) if field else exc.title
+        problems.setdefault(name, problem)
     return ConfigurationError(problems)
 
 
+def _settings_class(name: str | None) -> type[BaseSettings] | None:
+    return next((c for c in _settings_classes(BaseSettings) if c.__name__ == name), None)
+
+
 def _variable(settings_class: str | None, field: str) -> str:
-    prefix = "CACHECOH_"
-    for cls in _settings_classes(BaseSettings):
-        if cls.__name__ == settings_class:
-            prefix = str(cls.model_config.get("env_prefix", prefix))
-            break
+    cls = _settings_class(settings_class)
+    prefix = str(cls.model_config.get("env_prefix", "CACHECOH_")) if cls else "CACHECOH_"
     return f"{prefix}{field.upper()}"
 
 

@@ -157,9 +157,8 @@ def build_parts(
     upstream = HttpUpstream(
         http, settings.upstream_url, timeout_s=settings.upstream_timeout_s, api_key=upstream_key
     )
+    # No silent fallback to the demo's templates: a missing file fails at start, named.
     sop_path = settings.sop_templates or (settings.data_dir / "sop_templates.json")
-    if not sop_path.exists():
-        sop_path = DEMO_DATA_DIR / "sop_templates.json"
     pointers = RequestPointers(client, keys)
     service = GatewayService(
         store=store,

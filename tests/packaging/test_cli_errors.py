@@ -119,3 +119,20 @@ def test_dlq_without_a_broker_fails_fast(tmp_path: Path, command: list[str]) -> 
     line = _one_error_line(done)
     assert f"no Kafka broker answered at {nobody} within 2 s" in line
     assert "CACHECOH_KAFKA_BOOTSTRAP" in line
+
+
+def test_a_cross_field_check_names_its_variable(tmp_path: Path) -> None:
+    short_secret = "too-short"
+    line = _one_error_line(
+        _cachecoh(
+            "serve",
+            "gateway",
+            cwd=tmp_path,
+            CACHECOH_API_KEYS='{"sk-test-12345678": "acme"}',
+            CACHECOH_ADMIN_TOKEN="0123456789abcdef0123",
+            CACHECOH_REQUEST_KEY_SECRET=short_secret,
+            CACHECOH_CACHE_SALT_KEY="0123456789abcdef0123",
+        )
+    )
+    assert line.startswith("cachecoh: error: CACHECOH_REQUEST_KEY_SECRET: ")
+    assert short_secret not in line
