@@ -57,7 +57,7 @@ def contracts() -> None:
     import json
 
     from services.adapters.contract_files import load_contracts, read_json
-    from services.coherence.bootstrap import CACHEABLE_INTENTS
+    from services.core.semantic.fingerprint import CACHEABLE_INTENTS
     from services.settings import CommonSettings
 
     settings = CommonSettings()
