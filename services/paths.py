@@ -1,8 +1,9 @@
 """Where the project's shipped files live: the defaults of ``CACHECOH_SCHEMAS_DIR``,
 ``CACHECOH_MAPPINGS_DIR`` and ``CACHECOH_DATA_DIR``.
 
-Loaders never use these constants directly: they take the directory from the settings
-(``CommonSettings.schemas_dir`` / ``mappings_dir`` / ``data_dir``), whose defaults these are.
+Each process passes its settings' directories (``CommonSettings.schemas_dir`` /
+``mappings_dir`` / ``data_dir``) to the loaders; these constants are those settings'
+defaults (and what the dev harnesses and tests read).
 
 - Installed from a wheel: ``schemas/`` and ``mappings/`` are copied into the package at
   build time (``setup.py``) under ``services/contracts/``; found with ``importlib.resources``.

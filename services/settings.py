@@ -97,6 +97,4 @@ def is_settings_error(exc: BaseException) -> bool:
     """A failure of a settings class (not of some other pydantic model)."""
     if isinstance(exc, SettingsError):
         return True
-    return isinstance(exc, ValidationError) and any(
-        cls.__name__ == exc.title for cls in _settings_classes(BaseSettings)
-    )
+    return isinstance(exc, ValidationError) and _settings_class(exc.title) is not None

@@ -1,5 +1,5 @@
 """Every exception class defined in ``services`` is under ``CachecohError``, and the tree in
-``services/core/errors.py``'s docstring names each of them."""
+``services/core/errors.py``'s docstring and docs/architecture.md name each of them."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ import importlib
 import inspect
 import pkgutil
 
+import pytest
+
 import services
 from services.core import errors
 from services.core.errors import CachecohError
+from services.paths import PROJECT_ROOT
 
 #: Modules that do something when imported: entry points and Alembic's migration env.
 _NOT_IMPORTABLE = ("__main__", ".migrations")
@@ -36,7 +39,11 @@ def test_every_exception_is_a_cachecoh_error() -> None:
     assert outside == []
 
 
-def test_the_documented_tree_names_every_exception() -> None:
-    tree = errors.__doc__ or ""
-    missing = sorted(c.__qualname__ for c in _exception_classes() if c.__qualname__ not in tree)
+@pytest.mark.parametrize(
+    "document",
+    [errors.__doc__ or "", (PROJECT_ROOT / "docs" / "architecture.md").read_text("utf-8")],
+    ids=["errors.py", "docs/architecture.md"],
+)
+def test_the_documented_tree_names_every_exception(document: str) -> None:
+    missing = sorted(c.__qualname__ for c in _exception_classes() if c.__qualname__ not in document)
     assert missing == []
