@@ -7,7 +7,7 @@ DEBIAN_TOOLS := docker-compose:docker-compose promtool:prometheus chromium:chrom
 
 .PHONY: demo test lint typecheck check tools services clean
 
-$(VENV)/.base: pyproject.toml
+$(VENV)/.base: pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e .
@@ -27,8 +27,8 @@ test: $(VENV)/.full tools services
 	$(BIN)/pytest -q
 
 lint: $(VENV)/.full
-	$(BIN)/ruff check services tests
-	$(BIN)/ruff format --check services tests
+	$(BIN)/ruff check services tests setup.py
+	$(BIN)/ruff format --check services tests setup.py
 
 typecheck: $(VENV)/.full
 	$(BIN)/mypy

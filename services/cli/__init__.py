@@ -3,9 +3,17 @@
 Each group module keeps its commands thin: parse options, call into a service's
 composition root, render the result. Heavy imports happen inside the commands so
 ``cachecoh --help`` stays fast.
+
+Errors: a ``CachecohError`` (or a settings class's validation error) that reaches the top
+is printed as one line, ``cachecoh: error: <what and where> (<fix>)``, exit status 2;
+``cachecoh --traceback ...`` shows the traceback instead. Anything else is a bug and keeps
+its traceback.
 """
 
 from __future__ import annotations
+
+import sys
+from typing import Annotated
 
 import typer
 
@@ -43,6 +51,54 @@ app.add_typer(dev.app, name="dev")
 app.add_typer(audit.app, name="audit")
 app.command(name="demo")(demo.demo)
 
+#: Exit status of a command that stopped on a CachecohError (usage errors are 2 as well).
+ERROR_EXIT = 2
+_options = {"traceback": False}
+
+
+@app.callback()
+def _global_options(
+    traceback: Annotated[
+        bool, typer.Option("--traceback", help="Show the traceback of an error.")
+    ] = False,
+) -> None:
+    _options["traceback"] = traceback
+
+
+@app.command(name="contracts")
+def contracts() -> None:
+    """Load and validate every contract file from the configured directories (schemas,
+    mappings, admission policy, lexicon, prices) and print what was loaded."""
+    import json
+
+    from services.adapters.contract_files import load_contracts, read_json
+    from services.core.semantic.fingerprint import CACHEABLE_INTENTS
+    from services.settings import CommonSettings
+
+    settings = CommonSettings()
+    vocabulary = read_json(settings.data_dir / "attributes.json")
+    loaded = load_contracts(
+        schemas_dir=settings.schemas_dir,
+        mappings_dir=settings.mappings_dir,
+        data_dir=settings.data_dir,
+        known_slots=set(vocabulary["attributes"]),
+        known_intents=CACHEABLE_INTENTS,
+    )
+    summary = {
+        "schemas_dir": str(settings.schemas_dir),
+        "mappings_dir": str(settings.mappings_dir),
+        "data_dir": str(settings.data_dir),
+        "mapped_fields": {
+            "product": len(loaded.mappings.product_rules),
+            "store": len(loaded.mappings.store_rules),
+        },
+        "unknown_fields": loaded.mappings.unknown_field.value,
+        "admission_intents": [rule.intent for rule in loaded.admission.rules],
+        "lexicon_version": loaded.lexicon.get("version"),
+        "price_models": sorted(loaded.prices.models),
+    }
+    typer.echo(json.dumps(summary, ensure_ascii=False))
+
 
 @app.command(name="config")
 def config() -> None:
@@ -61,4 +117,19 @@ def metrics() -> None:
 
 
 def main() -> None:
-    app()
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+
+    from services.core.errors import CachecohError
+    from services.settings import configuration_error, is_settings_error
+
+    try:
+        app()
+    except (CachecohError, ValidationError, SettingsError) as exc:
+        expected = isinstance(exc, CachecohError) or is_settings_error(exc)
+        if _options["traceback"] or not expected:
+            raise  # asked for, or another model's validation error (a bug): keep the traceback
+        error = exc if isinstance(exc, CachecohError) else configuration_error(exc)
+        hint = f" (fix: {error.hint})" if error.hint else ""
+        typer.echo(f"cachecoh: error: {error}{hint}", err=True)
+        sys.exit(ERROR_EXIT)

@@ -121,7 +121,7 @@ def fuzz(
     valid: int = typer.Option(1_000, min=0, help="Valid events interleaved with them."),
     seed: int = typer.Option(7, help="Generation and interleaving seed."),
     include_known_bugs: bool = typer.Option(
-        False, help="Also generate the input classes that break the worker today (docs/faults.md)."
+        False, help="Also generate the KNOWN_BUG_* classes of faults/malformed_events (none now)."
     ),
     database_url: str | None = typer.Option(
         None, help="Audit database (default: a temp SQLite file)."

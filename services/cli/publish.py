@@ -41,7 +41,9 @@ def spec_update(
     )
     try:
         # Refuse locally what the worker would dead-letter.
-        parse_event(event.to_bytes(), event.kafka_key, validator_for(EVENT_SCHEMA))
+        parse_event(
+            event.to_bytes(), event.kafka_key, validator_for(EVENT_SCHEMA, settings.schemas_dir)
+        )
         with SpecUpdatePublisher(
             bootstrap or settings.kafka_bootstrap, topic=topic or settings.topic, timeout_s=timeout
         ) as publisher:

@@ -50,8 +50,6 @@ def router(
 
     Everything else is configured with CACHECOH_ROUTER_* variables (docs/inference.md).
     """
-    from pydantic import ValidationError
-
     from services.inference.router.bootstrap import serve
     from services.inference.router.settings import RouterSettings
 
@@ -61,10 +59,8 @@ def router(
         "host": host,
         "port": port,
     }
-    try:
-        settings = RouterSettings(**{k: v for k, v in overrides.items() if v is not None})
-    except ValidationError as exc:
-        raise typer.BadParameter(str(exc)) from exc
+    # A settings error reaches the CLI's top level: one line naming the variable.
+    settings = RouterSettings(**{k: v for k, v in overrides.items() if v is not None})
     serve(settings)
 
 
@@ -81,14 +77,10 @@ def gateway(
     Everything else is configured with CACHECOH_* variables (docs/gateway.md); the API
     keys, admin token and key secrets have no defaults.
     """
-    from pydantic import ValidationError
-
     from services.gateway.bootstrap import serve
     from services.gateway.settings import GatewaySettings
 
     overrides: dict[str, Any] = {"host": host, "port": port, "upstream_url": upstream}
-    try:
-        settings = GatewaySettings(**{k: v for k, v in overrides.items() if v is not None})
-    except ValidationError as exc:
-        raise typer.BadParameter(str(exc)) from exc
+    # A settings error reaches the CLI's top level: one line naming the variable.
+    settings = GatewaySettings(**{k: v for k, v in overrides.items() if v is not None})
     serve(settings)

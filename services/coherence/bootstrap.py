@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 import faust
 from prometheus_client import start_http_server
 
-from services.adapters.contract_files import EVENT_SCHEMA, load_mappings, validator_for
+from services.adapters.contract_files import EVENT_SCHEMA, load_mappings, read_json, validator_for
 from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.kafka_publisher import ensure_topics
 from services.adapters.redis_tag_store import RedisTagStore, connect_redis
@@ -34,7 +33,7 @@ CACHEABLE_INTENTS = ("query_spec", "query_policy")
 
 
 def load_domain_mappings(settings: CommonSettings) -> MappingSet:
-    vocabulary = json.loads((settings.data_dir / "attributes.json").read_text(encoding="utf-8"))
+    vocabulary = read_json(settings.data_dir / "attributes.json")
     return load_mappings(
         settings.mappings_dir,
         known_slots=set(vocabulary["attributes"]),

@@ -22,14 +22,16 @@ from typing import Any
 
 import orjson
 
+from services.core.errors import CachecohError
+
 ANSWER_FORMAT = 1
 
 
-class AnswerFormatError(ValueError):
+class AnswerFormatError(CachecohError, ValueError):
     """A stored body that this version cannot read (treated as a miss)."""
 
 
-class NotCacheable(ValueError):
+class NotCacheable(CachecohError, ValueError):
     """An upstream answer the cache cannot hold faithfully; ``reason`` is a metric label."""
 
     def __init__(self, reason: str) -> None:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from services.core.errors import CachecohError
+
 #: Reserved product id for store-wide facts (policies that apply to every product).
 STORE_PRODUCT_ID = "store"
 
@@ -102,7 +104,7 @@ def store_policy_facts(policies: Mapping[str, Any], *, spec_version: int = 1) ->
     )
 
 
-class SpecChangeError(ValueError):
+class SpecChangeError(CachecohError, ValueError):
     """A requested spec change does not fit the product's spec shape."""
 
     def __init__(self, path: str, message: str) -> None:

@@ -1,26 +1,62 @@
-"""The exception tree. Every error cachecoh raises on purpose derives from ``CachecohError``.
+"""The exception tree. Every exception cachecoh defines derives from ``CachecohError``.
 
-::
+Classes that used to be plain ``ValueError``/``RuntimeError`` keep that built-in as a second
+base, so existing ``except ValueError`` handlers still work. Where each one lives is in
+brackets; what a caller does with it on the right::
 
     CachecohError
-    ├── ContractError            a shipped file (schema, mapping, policy) is unusable at load
-    │   └── MappingFileError     a mapping file is invalid: names the file and the JSON path
-    ├── InvalidEvent             an incoming event cannot be applied: DLQ with ``reason``
-    ├── TransientError           a dependency is down; retry with backoff, never skip
-    │   ├── StoreUnavailable      Redis
-    │   ├── DatabaseUnavailable   the SQL database (audit, spec store, outbox)
-    │   └── DeadLetterUnavailable the broker did not take a dead letter
-    ├── AuditRejected            the database refused an audit row's content (not transient)
-    └── PublishError             the broker did not take an event (publisher side)
+    ├── ConfigurationError         CACHECOH_* variables that are unusable, each named
+    │                              (services.settings turns pydantic's errors into it)
+    ├── ContractError              a contract file is unusable at load: ``file``, ``json_path``
+    │   ├── MappingFileError       a mapping file (mappings/*.json)
+    │   └── PolicyFileError        admission policy, lexicon [adapters.contract_files]
+    ├── ExtraMissing               an optional extra is not installed; says which
+    │   ├── VectorExtraMissing     [semantic.vector]
+    │   └── PlotExtraMissing       [evaluation.plot]
+    ├── InvalidEvent               an event that can never be applied: DLQ with ``reason``
+    ├── InvalidRequest             a chat request the gateway cannot serve: 400 [core.request_key]
+    ├── TransientError             a dependency is down; retry with backoff, never skip
+    │   ├── StoreUnavailable       Redis
+    │   ├── DatabaseUnavailable    the SQL database (audit, spec store, outbox)
+    │   ├── DeadLetterUnavailable  the broker did not take a dead letter
+    │   └── BrokerUnavailable      no Kafka broker answered within the timeout
+    ├── AuditRejected              the database refused an audit row's content (not transient)
+    ├── PublishError               the broker did not take an event (publisher side)
+    ├── UnknownProduct             the spec store has no such product [adapters.sql.spec_store]
+    ├── SpecChangeError            a spec change does not fit the product's shape [core.catalog]
+    ├── PolicyError                an admission-policy document is inconsistent
+    │                              [core.semantic.admission]; the loader re-raises it as
+    │                              PolicyFileError with the file name
+    ├── PromptError                [core.prompt] EmptyQuestionError, InvalidTurnError,
+    │   │                          SopCatalogError
+    │   └── TenantSaltError        MissingTenantError, InvalidSaltKeyError
+    ├── AnswerFormatError          a stored answer body this version cannot read (a miss)
+    ├── NotCacheable               an upstream answer the cache cannot hold [core.answers]
+    ├── gateway [services.gateway] Unauthorized, RateLimited, BreakerOpen, UnknownCacheKey,
+    │                              UpstreamError (UpstreamTimeout, UpstreamUnavailable,
+    │                              UpstreamRejected, UpstreamMalformed)
+    ├── RoutingError               [core.routing] NoHealthyReplicaError
+    ├── PrefixCacheError           [core.prefix_blocks] UnknownAdmissionError
+    ├── EngineError                [inference.engine] ModelNotFoundError,
+    │                              ContextLengthExceededError
+    ├── KvEventDecodeError         not vLLM's KV-event wire format [inference.kv_event_wire]
+    ├── TokenizerLoadError         [inference.tokenization]
+    ├── MetricsParseError          a replica's /metrics text [inference.metrics_bridge]
+    ├── LaunchError                a child process did not come up [inference.launcher]
+    ├── StackStartError            a process of the embedded stack did not come up [harness.stack]
+    └── QueryFileError             a labelled query file line [evaluation.semantic]
 
-Lower-layer errors (redis, SQLAlchemy, kafka) are translated once, in the adapters,
-with ``raise ... from exc``.
+Lower-layer errors (redis, SQLAlchemy, kafka, pydantic) are translated once, at the
+boundary that meets them, with ``raise ... from exc``. The ``cachecoh`` command prints a
+``CachecohError`` that reaches it as one line and exits with status 2 (``services.cli``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
+from os import PathLike
+from pathlib import Path
 from typing import Any
 
 
@@ -36,19 +72,57 @@ def json_path(parts: Iterable[Any]) -> str:
 class CachecohError(Exception):
     """Base class of every error raised on purpose by cachecoh."""
 
+    #: What an operator does about it; the CLI prints it after the message.
+    hint: str = ""
+
+
+class ConfigurationError(CachecohError):
+    """Settings that cannot be used: ``problems`` maps each variable to what is wrong."""
+
+    hint = "set them in the environment or .env; `cachecoh config` lists every variable"
+
+    def __init__(self, problems: Mapping[str, str]) -> None:
+        self.problems = dict(problems)
+        missing = [name for name, problem in self.problems.items() if problem == MISSING]
+        parts = [
+            f"{name}: {problem}" for name, problem in self.problems.items() if name not in missing
+        ]
+        if missing:
+            parts.append(f"required but not set: {', '.join(missing)}")
+        super().__init__("; ".join(parts))
+
+
+#: The ``ConfigurationError`` problem of a required variable that is not set.
+MISSING = "required, not set"
+
 
 class ContractError(CachecohError):
-    """A contract file (JSON Schema, mapping, policy) is missing or invalid."""
+    """A contract file (JSON Schema, mapping, policy, prices) is missing or invalid."""
 
-    def __init__(self, file: str, json_path: str, message: str) -> None:
-        self.file = file
+    hint = "fix the file, or point CACHECOH_SCHEMAS_DIR / CACHECOH_DATA_DIR at valid copies"
+
+    def __init__(self, file: str | PathLike[str], json_path: str, message: str) -> None:
+        self.path = Path(file)
+        self.file = str(file)
         self.json_path = json_path
         self.message = message
-        super().__init__(f"{file}: {json_path}: {message}")
+        super().__init__(f"{self.file}: {json_path}: {message}")
 
 
 class MappingFileError(ContractError):
     """A mapping file failed validation; ``file`` and ``json_path`` say where."""
+
+    hint = "fix the mapping file, or point CACHECOH_MAPPINGS_DIR at a valid folder"
+
+
+class PolicyFileError(ContractError):
+    """The admission policy or the semantic lexicon failed validation."""
+
+    hint = "fix the file, or point CACHECOH_DATA_DIR at a folder with valid ones"
+
+
+class ExtraMissing(CachecohError, RuntimeError):
+    """An optional extra (``pip install 'cachecoh[...]'``) is needed and not installed."""
 
 
 class InvalidReason(StrEnum):
@@ -82,17 +156,29 @@ class TransientError(CachecohError):
 class StoreUnavailable(TransientError):
     """Redis did not answer or refused the command."""
 
+    hint = "is Redis running? check CACHECOH_REDIS_URL"
+
 
 class DatabaseUnavailable(TransientError):
     """The SQL database did not take a read or write."""
+
+    hint = "is the database running? check CACHECOH_DATABASE_URL"
 
 
 class PublishError(CachecohError):
     """The broker did not acknowledge an event."""
 
+    hint = "is Kafka running? check CACHECOH_KAFKA_BOOTSTRAP"
+
 
 class DeadLetterUnavailable(TransientError):
     """The dead-letter topic did not acknowledge a record."""
+
+
+class BrokerUnavailable(TransientError):
+    """No Kafka broker answered at the bootstrap address within the timeout."""
+
+    hint = "is Kafka running? check CACHECOH_KAFKA_BOOTSTRAP"
 
 
 class AuditRejected(CachecohError):

@@ -1,7 +1,7 @@
 """The ``ProductSpecUpdated`` event: a CloudEvents 1.0 structured-mode JSON envelope.
 
 Parsing is pure: bytes in, a frozen event or ``InvalidEvent`` out. The JSON Schema
-validator is built once at start (``services.adapters.schema_files``) and handed in.
+validator is built once at start (``services.adapters.contract_files``) and handed in.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from services.core.catalog import ProductFacts
+from services.core.errors import CachecohError
 
 #: Request-body field vLLM reads the prefix-cache salt from (vLLM >= 0.9).
 CACHE_SALT_FIELD = "cache_salt"
@@ -65,7 +66,7 @@ FACTS_BLOCK_PATTERN = re.compile(
 ConversationRole = Literal["user", "assistant"]
 
 
-class PromptError(ValueError):
+class PromptError(CachecohError, ValueError):
     """Base class for prompt-building errors."""
 
 

@@ -7,8 +7,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from services.core.errors import ExtraMissing
 
-class PlotExtraMissing(RuntimeError):
+
+class PlotExtraMissing(ExtraMissing):
     def __init__(self) -> None:
         super().__init__("matplotlib is not installed: pip install 'cachecoh[eval]'")
 

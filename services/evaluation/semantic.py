@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from services.core.errors import CachecohError
 from services.core.semantic.fingerprint import Bypass, Fingerprint, SemanticDecision
 
 SHUFFLES = 5
@@ -43,7 +44,7 @@ class LabelledQuery:
     cid: str | None
 
 
-class QueryFileError(ValueError):
+class QueryFileError(CachecohError, ValueError):
     def __init__(self, path: Path, line: int, message: str) -> None:
         super().__init__(f"{path}:{line}: {message}")
         self.path = path

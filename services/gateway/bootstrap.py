@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,15 +16,14 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from jsonschema import Draft202012Validator
 
-from services.adapters.contract_files import load_schema, read_json, validate_document
+from services.adapters import contract_files
+from services.adapters.contract_files import read_json
 from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.redis_tag_store import RedisClient, RedisTagStore, connect_redis
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
-from services.core.csr import PriceTable, price_table_from_dict
-from services.core.errors import ContractError
+from services.core.csr import PriceTable
 from services.core.keys import KeySpace
 from services.core.prompt import sop_catalog_from_dict
 from services.core.redaction import Redactor, vocabulary_words
@@ -60,25 +58,29 @@ from services.paths import DEMO_DATA_DIR
 log = logging.getLogger(__name__)
 
 #: Files whose words are catalog or shopper vocabulary, never personal names.
-_VOCABULARY_FILES = ("catalog.json", "attributes.json")
-_PROJECT_VOCABULARY_FILES = ("semantic_lexicon.json", "admission_policy.json")
-
-
-def _read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+_VOCABULARY_FILES = (
+    "catalog.json",
+    "attributes.json",
+    contract_files.LEXICON_FILE,
+    contract_files.ADMISSION_POLICY_FILE,
+)
 
 
 def load_redactor(data_dir: Path = DEMO_DATA_DIR) -> Redactor:
     """A redactor that knows the catalog's and the lexicon's words (not names/places)."""
-    documents = [_read_json(data_dir / name) for name in _VOCABULARY_FILES]
-    documents += [_read_json(DEMO_DATA_DIR / name) for name in _PROJECT_VOCABULARY_FILES]
+    documents: list[Any] = [read_json(data_dir / name) for name in _VOCABULARY_FILES]
     return Redactor(vocabulary_words(*documents))
 
 
-def load_extractor(data_dir: Path) -> Extractor:
+def load_extractor(settings: GatewaySettings) -> Extractor:
     from services.semantic.loading import load_semantic_extractor
 
-    return load_semantic_extractor(data_dir)
+    return load_semantic_extractor(
+        settings.data_dir,
+        admission_policy=settings.data_dir / contract_files.ADMISSION_POLICY_FILE,
+        lexicon=settings.data_dir / contract_files.LEXICON_FILE,
+        schemas_dir=settings.schemas_dir,
+    )
 
 
 def redis_client(settings: GatewaySettings) -> RedisClient:
@@ -107,15 +109,9 @@ def seed_spec_store(spec_store: SpecStore, data_dir: Path) -> int:
 
 
 def load_price_table(settings: GatewaySettings) -> PriceTable:
-    """The CSR price table, validated against schemas/prices.schema.json at start."""
-    path = settings.prices_file or (settings.data_dir / "prices.json")
-    raw = read_json(path)
-    schema = load_schema("prices.schema.json", settings.schemas_dir)
-    validate_document(path, raw, Draft202012Validator(schema))
-    try:
-        return price_table_from_dict(raw)
-    except ValueError as exc:
-        raise ContractError(str(path), "$.default_model", str(exc)) from exc
+    """The CSR price table, validated against its schema at start."""
+    path = settings.prices_file or (settings.data_dir / contract_files.PRICES_FILE)
+    return contract_files.load_price_table(path, settings.schemas_dir)
 
 
 def build_parts(
@@ -161,9 +157,8 @@ def build_parts(
     upstream = HttpUpstream(
         http, settings.upstream_url, timeout_s=settings.upstream_timeout_s, api_key=upstream_key
     )
+    # No silent fallback to the demo's templates: a missing file fails at start, named.
     sop_path = settings.sop_templates or (settings.data_dir / "sop_templates.json")
-    if not sop_path.exists():
-        sop_path = DEMO_DATA_DIR / "sop_templates.json"
     pointers = RequestPointers(client, keys)
     service = GatewayService(
         store=store,
@@ -181,12 +176,12 @@ def build_parts(
         switches=switches,
         upstream=upstream,
         facts=SpecStoreFacts(spec_store or prepare_spec_store(settings)),
-        extractor=extractor or load_extractor(settings.data_dir),
+        extractor=extractor or load_extractor(settings),
         redactor=redactor or load_redactor(settings.data_dir),
         policy=GatewayPolicy(
             request_key_secret=settings.request_key_secret.get_secret_value().encode(),
             cache_salt_key=settings.cache_salt_key.get_secret_value().encode(),
-            sop=sop_catalog_from_dict(_read_json(sop_path)),
+            sop=sop_catalog_from_dict(read_json(sop_path)),
             request_ttl_s=settings.request_ttl_s,
             semantic_ttl_s=settings.semantic_ttl_s,
             allow_temperature_cache=settings.allow_temperature_cache,

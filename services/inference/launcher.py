@@ -18,9 +18,10 @@ from typing import IO, Any
 import httpx
 
 from services.adapters.embedded_broker import free_port
+from services.core.errors import CachecohError
 
 
-class LaunchError(RuntimeError):
+class LaunchError(CachecohError, RuntimeError):
     def __init__(self, name: str, reason: str, log_path: Path | None) -> None:
         self.name = name
         self.reason = reason

@@ -17,6 +17,8 @@ import httpx
 from prometheus_client import CollectorRegistry, Gauge
 from prometheus_client.parser import text_string_to_metric_families
 
+from services.core.errors import CachecohError
+
 logger = logging.getLogger(__name__)
 
 PREFIX_QUERIES = "vllm:prefix_cache_queries_total"
@@ -28,7 +30,7 @@ REQUESTS_WAITING = "vllm:num_requests_waiting"
 REQUEST_SUCCESS = "vllm:request_success_total"
 
 
-class MetricsParseError(ValueError):
+class MetricsParseError(CachecohError, ValueError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(f"cannot parse replica metrics: {reason}")

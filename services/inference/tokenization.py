@@ -11,11 +11,13 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from services.core.errors import CachecohError
+
 DEFAULT_TOKENIZER_PATH = Path(__file__).resolve().parent / "engine" / "tokenizer.json"
 END_OF_TEXT = "<|endoftext|>"
 
 
-class TokenizerLoadError(RuntimeError):
+class TokenizerLoadError(CachecohError, RuntimeError):
     def __init__(self, path: Path, reason: str) -> None:
         self.path = path
         self.reason = reason

@@ -1,8 +1,11 @@
 """Inspect and replay the dead-letter topic.
 
-Replay reads every dead letter, re-validates its original bytes with today's contracts
-(a schema, mapping or spec-store fix may have made it valid) and republishes the ones
-that pass to the main topic. Replaying twice is harmless: the worker dedupes by event id.
+Replay reads every dead letter, re-parses its original bytes against today's event schema
+(size, UTF-8, JSON, ``product-spec-updated.schema.json``, key = product id) and republishes
+the ones that pass to the main topic. It does not consult the mappings or the spec store:
+a letter dead-lettered for an unknown field or product is republished once it parses, and
+the worker decides again (and may dead-letter it again). Replaying twice is harmless: the
+worker dedupes by event id.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kafka import KafkaConsumer, TopicPartition
+from kafka.errors import KafkaTimeoutError
 
 from services.adapters.kafka_publisher import SpecUpdatePublisher
-from services.core.errors import InvalidEvent
+from services.core.errors import BrokerUnavailable, InvalidEvent
 from services.core.events import SchemaValidator, parse_event
 
 
@@ -33,10 +37,22 @@ class DeadLetter:
 
 
 def read_dead_letters(
-    bootstrap: str, topic: str, *, idle_timeout_s: float = 2.0
+    bootstrap: str, topic: str, *, idle_timeout_s: float = 2.0, connect_timeout_s: float = 5.0
 ) -> Iterator[DeadLetter]:
-    """Every record of the DLQ, from the beginning (manual assignment, no group)."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap.split(","), enable_auto_commit=False)
+    """Every record of the DLQ, from the beginning (manual assignment, no group).
+
+    Raises ``BrokerUnavailable`` when no broker answers within ``connect_timeout_s``.
+    """
+    try:
+        consumer = KafkaConsumer(
+            bootstrap_servers=bootstrap.split(","),
+            enable_auto_commit=False,
+            bootstrap_timeout_ms=int(connect_timeout_s * 1000),
+        )
+    except KafkaTimeoutError as exc:
+        raise BrokerUnavailable(
+            f"no Kafka broker answered at {bootstrap} within {connect_timeout_s:g} s"
+        ) from exc
     try:
         partitions = consumer.partitions_for_topic(topic) or set()
         tps = [TopicPartition(topic, p) for p in sorted(partitions)]

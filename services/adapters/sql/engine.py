@@ -10,6 +10,9 @@ from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+from services.core.errors import DatabaseUnavailable
 
 MIGRATIONS = str(Path(__file__).resolve().parent / "migrations")
 
@@ -51,13 +54,18 @@ def alembic_config(url: str) -> Config:
 
 
 def upgrade(url: str, revision: str = "head") -> None:
-    """Apply migrations up to ``revision`` (idempotent)."""
+    """Apply migrations up to ``revision`` (idempotent); ``DatabaseUnavailable`` if the
+    database cannot be reached."""
     engine = make_engine(url)
     try:
         with engine.begin() as connection:
             cfg = alembic_config(url)
             cfg.attributes["connection"] = connection
             command.upgrade(cfg, revision)
+    except OperationalError as exc:
+        where = make_url(url).render_as_string(hide_password=True)
+        reason = str(exc.orig or exc).strip().splitlines()[0]
+        raise DatabaseUnavailable(f"cannot migrate {where}: {reason}") from exc
     finally:
         engine.dispose()
 

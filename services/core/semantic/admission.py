@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from services.core.errors import CachecohError
 from services.core.semantic.fingerprint import BYPASS_INTENTS, CACHEABLE_INTENTS
 from services.core.semantic.phrases import Hit, PhraseSet
 
@@ -23,7 +24,7 @@ PRODUCT_MASK = "§"
 UNKNOWN_MASK = "¤"
 
 
-class PolicyError(ValueError):
+class PolicyError(CachecohError, ValueError):
     """A policy document that cannot be used; ``json_path`` points at the bad part."""
 
     def __init__(self, json_path: str, message: str) -> None:

@@ -47,9 +47,7 @@ def test_invalid_regex_names_file_and_json_path(tmp_path: Path) -> None:
     with pytest.raises(PolicyFileError) as caught:
         load_admission_policy(path)
     assert caught.value.json_path == "$.intents.compare.patterns[1]"
-    assert str(caught.value).startswith(
-        "admission_policy.json: $.intents.compare.patterns[1]: invalid regex"
-    )
+    assert str(caught.value).startswith(f"{path}: $.intents.compare.patterns[1]: invalid regex")
 
 
 def test_schema_violation_names_the_json_path(tmp_path: Path) -> None:
