@@ -11,6 +11,7 @@ from services.evaluation.semantic import (
     SHUFFLES,
     LabelledQuery,
     evaluate_extractor,
+    length_scaling,
     meets_targets,
     read_queries,
     split_part,
@@ -51,6 +52,7 @@ def run_semantic_eval(
         "shuffles": request.shuffles,
         **evaluate_extractor(queries, extractor.decide, request.seed, request.shuffles, tick),
     }
+    report["length_scaling"] = length_scaling(extractor.decide)
     report["targets"] = meets_targets(report)
     baselines: list[dict[str, Any]] = []
     if request.baseline == "embedding":

@@ -332,6 +332,34 @@ def _latency(timings: Sequence[float]) -> dict[str, float]:
     }
 
 
+#: Synthetic hostile shapes for the length-scaling measurement: one long Latin run (no
+#: spaces), one long Chinese run with numerals, and a mix of letters, digits and CJK.
+_SCALING_UNITS = ("a", "苹果十五多少钱续航", "ab一c2 华为x")
+SCALING_LENGTHS = (1000, 2000, 4000, 8000)
+
+
+def length_scaling(
+    decide: Callable[[str], SemanticDecision], lengths: Sequence[int] = SCALING_LENGTHS
+) -> dict[str, Any]:
+    """Worst time over the synthetic shapes per question length, and the ratio of the
+    longest to the shortest per character (≈ 1 means linear)."""
+    worst: dict[int, float] = {}
+    for length in lengths:
+        times = []
+        for unit in _SCALING_UNITS:
+            text = (unit * (length // len(unit) + 1))[:length]
+            started = time.perf_counter()
+            decide(text)
+            times.append(time.perf_counter() - started)
+        worst[length] = max(times)
+    first, last = lengths[0], lengths[-1]
+    per_char_ratio = (worst[last] / last) / (worst[first] / first) if worst[first] else 0.0
+    return {
+        "worst_ms_by_length": {str(n): round(t * 1000, 2) for n, t in worst.items()},
+        "per_char_cost_ratio_longest_vs_shortest": round(per_char_ratio, 2),
+    }
+
+
 def meets_targets(report: Mapping[str, Any]) -> dict[str, bool]:
     return {
         "hit_rate>=0.95": report["hit_rate"] >= 0.95,

@@ -186,8 +186,11 @@ def _touches(mention: Mention, hits: Sequence[Hit]) -> bool:
 
 
 def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:
+    covered = bytearray(len(masked) + 1)
+    for hit in explained:
+        covered[hit.start : hit.end] = b"\x01" * (hit.end - hit.start)
     for index, ch in enumerate(masked):
-        if ch.isdigit() and not any(h.start <= index < h.end for h in explained):
+        if ch.isdigit() and not covered[index]:
             end = index
             while end < len(masked) and (masked[end].isdigit() or masked[end] == "."):
                 end += 1

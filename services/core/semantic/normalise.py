@@ -67,7 +67,7 @@ def parse_chinese_numeral(run: str) -> int | None:
 class TextNormaliser:
     """Normalises questions; built once from the lexicon's typo table and series words."""
 
-    __slots__ = ("_protected", "_series_words", "_typo_pattern", "_typos")
+    __slots__ = ("_context", "_protected", "_series_words", "_typo_pattern", "_typos")
 
     def __init__(
         self,
@@ -81,6 +81,7 @@ class TextNormaliser:
             re.compile("|".join(re.escape(t) for t in ordered)) if ordered else None
         )
         self._series_words = tuple(sorted({w.lower() for w in series_words if w}, key=len))
+        self._context = 8 + max((len(w) for w in self._series_words), default=0)
         # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
         self._protected = tuple(
             sorted(
@@ -103,8 +104,10 @@ class TextNormaliser:
         text = match.string
         if text.startswith(self._protected, match.start()):
             return run
-        before = text[: match.start()].rstrip()
-        after = text[match.end() :].lstrip()
+        # Context words are short: a bounded window keeps normalisation linear.
+        window = self._context
+        before = text[max(0, match.start() - window) : match.start()].rstrip()
+        after = text[match.end() : match.end() + window].lstrip()
         in_model_context = (
             (before and before[-1].isascii() and before[-1].isalpha())
             or before.endswith("第")

@@ -190,6 +190,9 @@ class ProductMatcher:
             )
             for brand in {e.brand for e in entries} | set(brand_words)
         }
+        self._foreign_window = 2 + max(
+            (len(w) for ws in self._foreign_words.values() for w in ws), default=0
+        )
 
     def category_of(self, product_id: str) -> str:
         return self._categories[product_id]
@@ -342,7 +345,7 @@ class ProductMatcher:
             return True  # "k15 pro" is not "15 pro"
         if self._size_before(tokens, index):
             return True  # "15英寸MacBook Air M3": a size the catalog's names do not carry
-        before = text[: first.start].rstrip()
+        before = text[max(0, first.start - self._foreign_window) : first.start].rstrip()
         if not before:
             return False
         for word in self._foreign_words.get(self._brand_of[product_id], ()):
