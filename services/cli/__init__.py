@@ -9,7 +9,20 @@ from __future__ import annotations
 
 import typer
 
-from services.cli import bench, check, db, demo, dlq, eval, publish, serve, specs, worker
+from services.cli import (
+    bench,
+    catalog,
+    check,
+    db,
+    demo,
+    dlq,
+    eval,
+    publish,
+    semantic,
+    serve,
+    specs,
+    worker,
+)
 
 app = typer.Typer(
     name="cachecoh",
@@ -26,6 +39,8 @@ app.add_typer(check.app, name="check")
 app.add_typer(db.app, name="db")
 app.add_typer(specs.app, name="specs")
 app.add_typer(dlq.app, name="dlq")
+app.add_typer(catalog.app, name="catalog")
+app.add_typer(semantic.app, name="semantic")
 app.command(name="demo")(demo.demo)
 
 

@@ -19,6 +19,7 @@ import httpx
 from fastapi import FastAPI
 from jsonschema import Draft202012Validator
 
+from services.adapters.catalog_files import load_attributes, load_catalog
 from services.adapters.contract_files import load_schema, read_json, validate_document
 from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.redis_tag_store import RedisClient, RedisTagStore, connect_redis
@@ -60,7 +61,7 @@ from services.paths import DEMO_DATA_DIR
 log = logging.getLogger(__name__)
 
 #: Files whose words are catalog or shopper vocabulary, never personal names.
-_VOCABULARY_FILES = ("catalog.json", "attributes.json")
+#: (catalog.json and attributes.json, through the one catalog loader.)
 _PROJECT_VOCABULARY_FILES = ("semantic_lexicon.json", "admission_policy.json")
 
 
@@ -70,7 +71,7 @@ def _read_json(path: Path) -> Any:
 
 def load_redactor(data_dir: Path = DEMO_DATA_DIR) -> Redactor:
     """A redactor that knows the catalog's and the lexicon's words (not names/places)."""
-    documents = [_read_json(data_dir / name) for name in _VOCABULARY_FILES]
+    documents: list[Any] = [load_catalog(data_dir).to_json(), load_attributes(data_dir).to_json()]
     documents += [_read_json(DEMO_DATA_DIR / name) for name in _PROJECT_VOCABULARY_FILES]
     return Redactor(vocabulary_words(*documents))
 

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 from prometheus_client import CollectorRegistry
 from prometheus_client import Counter as PromCounter
 
-from services.core.catalog import catalog_from_dict
+from services.adapters.catalog_files import load_attributes, load_catalog
 from services.core.prompt import SopCatalog, SopTemplate, sop_catalog_from_dict
 from services.paths import DEMO_DATA_DIR
 
@@ -346,12 +346,12 @@ def load_matcher(
     clock: Clock = time.perf_counter,
 ) -> TemplateMatcher:
     """A matcher over the shipped templates, vocabulary and catalog names."""
-    vocabulary = _read_json(data_dir / "attributes.json")
+    vocabulary = load_attributes(data_dir)
     synonyms = {
-        attribute_id: [form for forms in entry.get("synonyms", {}).values() for form in forms]
-        for attribute_id, entry in vocabulary["attributes"].items()
+        attribute_id: [form for forms in entry.synonyms.values() for form in forms]
+        for attribute_id, entry in vocabulary.attributes.items()
     }
-    products = catalog_from_dict(_read_json(data_dir / "catalog.json"))
+    products = load_catalog(data_dir).products
     names = {
         name: product.category
         for product in products

@@ -18,6 +18,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from services.adapters.catalog_files import load_attributes, load_catalog
 from services.core.errors import json_path
 from services.core.semantic.admission import AdmissionPolicy, PolicyError
 from services.core.semantic.extractor import SemanticExtractor
@@ -115,8 +116,8 @@ def load_semantic_data(
     lexicon: Path = LEXICON_FILE,
 ) -> SemanticData:
     return SemanticData(
-        catalog=read_json(catalog_dir / "catalog.json"),
-        attributes=read_json(catalog_dir / "attributes.json"),
+        catalog=load_catalog(catalog_dir).document,
+        attributes=load_attributes(catalog_dir).document,
         labelling_policy=read_json(catalog_dir / "policy.json"),
         admission=load_admission_policy(admission_policy),
         lexicon=load_lexicon(lexicon),
