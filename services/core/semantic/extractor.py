@@ -1,6 +1,6 @@
 """``question → fingerprint``: the composition of the semantic core.
 
-1. normalise (NFKC, case, typos, Chinese numerals);
+1. normalise (NFKC, case, spelling repair against the vocabulary, Chinese numerals);
 2. find products: catalog aliases, unknown models, bare brands;
 3. segment with jieba, mask product names (``§``) and unknown ones (``¤``);
 4. admission: the policy's bypass intents in precedence order, plus structural evidence
@@ -56,7 +56,21 @@ class SemanticExtractor:
                 if raw.get("kind") == "policy"
             }
         policy_phrases = [p for rule in policy.rules for p in rule.phrases]
-        self._lexicon = SlotLexicon.build(attributes, lexicon_doc, store_policies, policy_phrases)
+        catalog_names = [
+            str(n)
+            for raw in catalog.get("products", ())
+            for names in raw.get("names", {}).values()
+            for n in names
+        ]
+        self._segmenter = WordSegmenter()
+        self._lexicon = SlotLexicon.build(
+            attributes,
+            lexicon_doc,
+            store_policies,
+            policy_phrases,
+            catalog_names,
+            self._segmenter.general_frequencies,
+        )
         self._normaliser = self._lexicon.normaliser
         entries = []
         specs: dict[str, Mapping[str, Any]] = {}
@@ -100,7 +114,7 @@ class SemanticExtractor:
             *(w for ws in self._lexicon.brands.values() for w in ws),
             *policy.other_brands,
         ]
-        self._segmenter = WordSegmenter(w for w in user_words if not w.isascii())
+        self._segmenter.add_words(w for w in user_words if not w.isascii())
 
     @property
     def normaliser(self) -> TextNormaliser:

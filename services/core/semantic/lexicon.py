@@ -2,7 +2,7 @@
 
 ``attributes.json`` gives the attribute ids, their kinds, the constraint keys each attribute
 allows and the synonyms and surface forms the business listed; ``semantic_lexicon.json``
-adds how shoppers actually write (colloquial phrasings, abbreviations, typos, measure
+adds how shoppers actually write (colloquial phrasings, abbreviations, measure
 words, value patterns such as ``88W`` or ``6.7寸``). Both arrive as plain mappings; this
 module only reshapes them into labelled phrase lists.
 
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.core.semantic.normalise import TextNormaliser
+from services.core.semantic.spelling import SpellingCorrector
 
 UNSUPPORTED = "_unsupported"
 _ANNOTATED = re.compile(r"^(?P<phrase>.+?)\s*[((](?P<note>[^()()]+)[))]\s*$")
@@ -82,7 +83,6 @@ class SlotLexicon:
     constraint_patterns: tuple[tuple[str, str], ...]
     constraint_hints: tuple[tuple[str, str], ...]
     dominance: Mapping[str, frozenset[str]]
-    typos: Mapping[str, str]
     brands: Mapping[str, tuple[str, ...]]
     name_synonyms: tuple[tuple[str, ...], ...]
     filler_tokens: tuple[str, ...]
@@ -97,15 +97,25 @@ class SlotLexicon:
         lexicon_doc: Mapping[str, Any],
         store_policies: Mapping[str, Any],
         extra_words: Iterable[str] = (),
+        name_words: Iterable[str] = (),
+        common_words: Mapping[str, int] | None = None,
     ) -> SlotLexicon:
-        typos = {str(k): str(v) for k, v in lexicon_doc.get("typos", {}).items()}
         brands = {
             str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
         }
         series_words = tuple(str(w) for w in lexicon_doc.get("series_words", ()))
-        normaliser = TextNormaliser(
-            typos, series_words, (*_raw_phrases(attributes_doc, lexicon_doc), *extra_words)
+        raw = (*_raw_phrases(attributes_doc, lexicon_doc), *extra_words)
+        spelling = SpellingCorrector(
+            (*raw, *(str(k) for k in lexicon_doc.get("category_words", {}))),
+            (
+                *name_words,
+                *series_words,
+                *(w for ws in brands.values() for w in ws),
+                *(str(w) for g in lexicon_doc.get("name_synonyms", ()) for w in g),
+            ),
+            common_words,
         )
+        normaliser = TextNormaliser(series_words, raw, spelling)
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}
 
@@ -179,7 +189,6 @@ class SlotLexicon:
             constraint_patterns=tuple(c_patterns),
             constraint_hints=tuple(hints),
             dominance=dominance,
-            typos=typos,
             brands=brands,
             name_synonyms=tuple(
                 tuple(str(p) for p in group) for group in lexicon_doc.get("name_synonyms", ())
