@@ -96,6 +96,8 @@ class SemanticExtractor:
             filler_tokens=self._lexicon.filler_tokens,
             suffix_exceptions=self._lexicon.all_phrases(),
             adjective_suffixes=policy.adjective_suffixes,
+            category_words=self._lexicon.category_words,
+            variant_nicknames=self._lexicon.variant_nicknames,
             non_name_patterns=[
                 p for p, label in self._lexicon.attribute_patterns if label.startswith("#")
             ],

@@ -87,6 +87,8 @@ class SlotLexicon:
     name_synonyms: tuple[tuple[str, ...], ...]
     filler_tokens: tuple[str, ...]
     series_words: tuple[str, ...]
+    category_words: Mapping[str, str]
+    variant_nicknames: Mapping[str, tuple[str, ...]]
     store_variants: Mapping[str, frozenset[str]]
     normaliser: TextNormaliser
 
@@ -195,6 +197,11 @@ class SlotLexicon:
             ),
             filler_tokens=tuple(str(t) for t in lexicon_doc.get("filler_tokens", ())),
             series_words=series_words,
+            category_words=category_words,
+            variant_nicknames={
+                str(k): tuple(str(a) for a in v)
+                for k, v in lexicon_doc.get("variant_nicknames", {}).items()
+            },
             store_variants=store_variants,
             normaliser=normaliser,
         )
