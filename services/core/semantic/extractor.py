@@ -30,7 +30,8 @@ from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprin
 from services.core.semantic.lexicon import SlotLexicon
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
-from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher
+from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher, ProductScan
+from services.core.semantic.reader import NgramReader
 from services.core.semantic.segment import WordSegmenter
 
 
@@ -47,6 +48,10 @@ class SemanticExtractor:
         store_policies: Mapping[str, Any] | None = None,
     ) -> None:
         lexicon_doc: Mapping[str, Any] = lexicon if lexicon is not None else {}
+        lexicon_forms = {
+            str(attr_id): [str(p) for p in raw.get("phrases", ())]
+            for attr_id, raw in lexicon_doc.get("attributes", {}).items()
+        }
         if store_policies is None:
             # Without the store texts, assume every policy attribute varies by the keys
             # attributes.json allows: finer keys cost hits, never correctness.
@@ -117,17 +122,62 @@ class SemanticExtractor:
             *policy.other_brands,
         ]
         self._segmenter.add_words(w for w in user_words if not w.isascii())
+        self._reader = NgramReader(
+            [(e.product_id, e.category, e.brand, e.names) for e in entries],
+            {
+                attr_id: (
+                    spec.applies_to,
+                    (*self._vocabulary_forms(attributes, attr_id), *lexicon_forms.get(attr_id, ())),
+                )
+                for attr_id, spec in self._lexicon.attributes.items()
+            },
+            sorted({p for p, _ in self._lexicon.constraint_phrases}),
+        )
+
+    @staticmethod
+    def _vocabulary_forms(attributes: Mapping[str, Any], attr_id: str) -> list[str]:
+        raw = attributes.get("attributes", {}).get(attr_id, {})
+        return [
+            str(form).split("(")[0].strip()
+            for forms in raw.get("synonyms", {}).values()
+            for form in forms
+        ]
 
     @property
     def normaliser(self) -> TextNormaliser:
         return self._normaliser
 
-    def decide(self, text: str) -> SemanticDecision:
+    @property
+    def reader(self) -> NgramReader:
+        return self._reader
+
+    def decide(self, text: str, *, second_reader: bool = True) -> SemanticDecision:
+        """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
+        reader agrees on product and attribute (otherwise no fingerprint)."""
+        decision, derived = self._decide_rules(text)
+        if second_reader and isinstance(decision, Fingerprint):
+            verdict = self._reader.read(
+                self._normaliser.normalise(text),
+                decision.product,
+                decision.attribute,
+                family_only=derived,
+            )
+            if not verdict.agrees:
+                return NoFingerprint(
+                    f"second reader disagrees ({verdict.product}, {verdict.attribute})"
+                )
+        return decision
+
+    def _decide_rules(self, text: str) -> tuple[SemanticDecision, bool]:
+        """The rules' decision, and whether its product was named through the grammar."""
         norm = self._normaliser.normalise(text)
         if not norm:
-            return NoFingerprint("empty question")
-        boundaries = self._segmenter.boundaries(norm)
+            return NoFingerprint("empty question"), False
         scan = self._products.scan(norm)
+        return self._decide_scanned(norm, scan), any(m.derived for m in scan.products)
+
+    def _decide_scanned(self, norm: str, scan: ProductScan) -> SemanticDecision:
+        boundaries = self._segmenter.boundaries(norm)
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
             for h in self._other_brands.find(norm, boundaries)

@@ -42,6 +42,9 @@ class Mention:
     end: int
     product_id: str | None = None
     reason: str = ""
+    #: Named through the grammar (a variant nickname or letter, brand + model tail), not
+    #: a listed alias: the second reader can only check its family.
+    derived: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,6 +352,7 @@ class ProductMatcher:
             if found is not None:
                 end, ids = found
                 variant = self._variant_after(tokens, index, end) if len(ids) == 1 else None
+                derived = variant is not None
                 if variant is not None:
                     end, ids = variant
                     if not ids:
@@ -379,7 +383,7 @@ class ProductMatcher:
                             Mention(start_char, end_char, reason="another brand's model")
                         )
                     else:
-                        products.append(Mention(start_char, end_char, product_id))
+                        products.append(Mention(start_char, end_char, product_id, derived=derived))
                 index = end
                 continue
             head = self._walk(self._head_trie, tokens, index)
@@ -439,7 +443,7 @@ class ProductMatcher:
                 suffix_end,
             )
         (product_id,) = ids
-        return Mention(start_char, end_char, product_id), tail_end
+        return Mention(start_char, end_char, product_id, derived=True), tail_end
 
     def _walk(
         self, trie: TokenTrie, tokens: Sequence[Token], start: int

@@ -28,7 +28,8 @@ from services.core.semantic.fingerprint import Bypass, Fingerprint
 def test_unlisted_forms_of_catalog_names(
     extractor: SemanticExtractor, question: str, product: str
 ) -> None:
-    decision = extractor.decide(question)
+    # The rules alone: the second reader may still veto (it cannot read 耳机 as FreeBuds).
+    decision = extractor.decide(question, second_reader=False)
     assert isinstance(decision, Fingerprint), decision
     assert decision.product == product
 
@@ -53,3 +54,14 @@ def test_a_common_word_is_not_read_as_a_homophone(extractor: SemanticExtractor) 
     # 接口 (port) is a dictionary word; 买完 (mai3) must not become 卖完 (mai4, sold out).
     assert "接口" in extractor.normaliser.normalise("iPhone 15 是什么接口")
     assert not isinstance(extractor.decide("买完降价了能补差价吗"), Bypass)
+
+
+def test_the_second_reader_vetoes_a_product_the_rules_misread(
+    extractor: SemanticExtractor,
+) -> None:
+    # Agreement is required: a name the reader sees fully contained wins over the rules.
+    verdict = extractor.reader.read("iphone 15 pro多重", "iphone_15", "weight")
+    assert not verdict.agrees
+    assert extractor.reader.read("iphone 15 pro多重", "iphone_15_pro", "weight").agrees
+    # and an attribute it sees no sign of
+    assert not extractor.reader.read("iphone 15 pro多重", "iphone_15_pro", "release_date").agrees
