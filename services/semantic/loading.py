@@ -124,6 +124,13 @@ def load_semantic_data(
     )
 
 
+def english_word_frequencies() -> Mapping[str, int]:
+    """pyspellchecker's English frequency list: real words are never "corrected"."""
+    from spellchecker import SpellChecker
+
+    return dict(SpellChecker(language="en", distance=1).word_frequency.dictionary)
+
+
 def build_extractor(data: SemanticData) -> SemanticExtractor:
     return SemanticExtractor(
         data.catalog,
@@ -131,6 +138,7 @@ def build_extractor(data: SemanticData) -> SemanticExtractor:
         data.admission,
         lexicon=data.lexicon,
         store_policies=data.labelling_policy.get("store_policies", {}),
+        english_words=english_word_frequencies(),
     )
 
 

@@ -46,6 +46,7 @@ class SemanticExtractor:
         *,
         lexicon: Mapping[str, Any] | None = None,
         store_policies: Mapping[str, Any] | None = None,
+        english_words: Mapping[str, int] | None = None,
     ) -> None:
         lexicon_doc: Mapping[str, Any] = lexicon if lexicon is not None else {}
         lexicon_forms = {
@@ -75,6 +76,7 @@ class SemanticExtractor:
             policy_phrases,
             catalog_names,
             self._segmenter.general_frequencies,
+            english_words,
         )
         self._normaliser = self._lexicon.normaliser
         entries = []

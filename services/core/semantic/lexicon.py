@@ -101,6 +101,7 @@ class SlotLexicon:
         extra_words: Iterable[str] = (),
         name_words: Iterable[str] = (),
         common_words: Mapping[str, int] | None = None,
+        english_words: Mapping[str, int] | None = None,
     ) -> SlotLexicon:
         brands = {
             str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
@@ -116,6 +117,7 @@ class SlotLexicon:
                 *(str(w) for g in lexicon_doc.get("name_synonyms", ()) for w in g),
             ),
             common_words,
+            english_words,
         )
         normaliser = TextNormaliser(series_words, raw, spelling)
         norm = normaliser.normalise

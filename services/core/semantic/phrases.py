@@ -32,14 +32,35 @@ class Hit:
         return self.start < other.end and other.start < self.end
 
 
+#: English inflections a phrase's last word may carry ("repair" in "repaired", "return"
+#: in "returns"): a fact of the language, not a list of sentences.
+_INFLECTIONS = ("ing", "ed", "es", "s", "d")
+
+
+def _inflected(text: str, end: int) -> bool:
+    for suffix in _INFLECTIONS:
+        if text.startswith(suffix, end):
+            after = text[end + len(suffix) : end + len(suffix) + 1]
+            if not (after.isascii() and after.isalpha()):
+                return True
+    return False
+
+
 def _clear_edges(text: str, start: int, end: int) -> bool:
-    """A Latin phrase must not touch other letters, a number must not touch digits."""
+    """A Latin phrase must not touch other letters (an English inflection of its last word
+    aside), a number must not touch digits."""
     first, last = text[start], text[end - 1]
     before = text[start - 1] if start > 0 else ""
     after = text[end] if end < len(text) else ""
     if first.isascii() and first.isalpha() and before.isascii() and before.isalpha():
         return False
-    if last.isascii() and last.isalpha() and after.isascii() and after.isalpha():
+    if (
+        last.isascii()
+        and last.isalpha()
+        and after.isascii()
+        and after.isalpha()
+        and not (end - start >= 4 and _inflected(text, end))
+    ):
         return False
     if first.isdigit() and (before.isdigit() or before == "."):
         return False

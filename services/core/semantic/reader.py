@@ -63,7 +63,10 @@ class _NaiveBayes:
         self._classes = tuple(sorted(counts))
         total_docs = sum(docs.values())
         size = len(vocabulary) + 1
-        self._prior = {c: math.log(docs[c] / total_docs) for c in self._classes}
+        # Uniform priors: how many synonyms the vocabulary lists for an attribute says
+        # nothing about how often it is asked.
+        self._prior = {c: 0.0 for c in self._classes}
+        del total_docs
         totals = {c: sum(counts[c].values()) for c in self._classes}
         # log P(g | c) = default_c + delta[g][c]: unseen grams cost only the default.
         self._default = {
@@ -90,7 +93,8 @@ class _NaiveBayes:
     def ranking(self, text: str) -> list[tuple[str, float]]:
         grams = self._grams(text)
         known = [(self._delta[g], k) for g, k in grams.items() if g in self._delta]
-        length = sum(grams.values())
+        # Grams no class has seen say nothing; counting them would favour small classes.
+        length = sum(k for _, k in known)
         scores = {c: self._prior[c] + self._default[c] * length for c in self._classes}
         for deltas, k in known:
             for c, d in deltas.items():

@@ -12,7 +12,8 @@ attribute vocabulary and the lexicon use:
   exactly one vocabulary word fits. Product and brand names match without tones (an input
   method offers all tones: 华伟 → 华为); other words need the same tones (买完 mai3 never
   becomes 卖完 mai4). pypinyin supplies the readings.
-- **Latin misspellings.** A Latin word of six or more letters that is no vocabulary word is
+- **Latin misspellings.** A Latin word of six or more letters that is neither a vocabulary
+  word nor a common English word (pyspellchecker's frequency list) is
   replaced by the vocabulary word at optimal-string-alignment distance 1 (2 from eight
   letters; transpositions count as one edit) with the same first letter, when exactly one
   word is that close (rapidfuzz).
@@ -43,6 +44,7 @@ class SpellingCorrector:
         "_by_first",
         "_cjk_words",
         "_common",
+        "_english",
         "_latin_targets",
         "_latin_words",
         "_readings",
@@ -53,6 +55,7 @@ class SpellingCorrector:
         vocabulary: Iterable[str],
         name_words: Iterable[str] = (),
         common_words: Mapping[str, int] | None = None,
+        english_words: Mapping[str, int] | None = None,
     ) -> None:
         cjk: set[str] = set()
         latin: set[str] = set()
@@ -68,6 +71,7 @@ class SpellingCorrector:
         self._readings: dict[tuple[str, bool], frozenset[str]] = {}
         self._cjk_words = frozenset(cjk | names)
         self._common = common_words or {}
+        self._english = english_words or {}
         # A vocabulary word is read as a phrase (价格 is jia4 ge2, never jie ge); a typed
         # character may stand for any of its readings. Names match without tones (the
         # input method offers every tone); other words need the tones too, so 买完 (mai3)
@@ -151,6 +155,8 @@ class SpellingCorrector:
     def _correct_latin(self, word: str) -> str:
         if len(word) < _MIN_LATIN or word in self._latin_words:
             return word
+        if self._english.get(word, 0) >= _COMMON_WORD_FREQUENCY:
+            return word  # a real English word ("different"), not a misspelt "difference"
         limit = 2 if len(word) >= 8 else 1
         found = process.extract(
             word, self._latin_targets, scorer=OSA.distance, score_cutoff=limit, limit=3

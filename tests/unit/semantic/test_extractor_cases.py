@@ -65,8 +65,7 @@ UNKNOWN_PRODUCTS = [
 ]
 
 CONSTRAINTS = [
-    # The second reader ranks price only fourth here (punctuation-heavy): a vetoed hit.
-    ("iphone15，128g，多少钱!!", "miss"),
+    ("iphone15，128g，多少钱!!", "iphone_15|price|storage=128GB"),
     ("苹果15 Pro 256G 官方价", "iphone_15_pro|price|storage=256GB"),
     ("Xiaomi 14 16GB+1TB price", "xiaomi_14|price|storage=1TB"),
     ("小米14 12+256多少钱", "xiaomi_14|price|storage=256GB"),
