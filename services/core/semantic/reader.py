@@ -28,10 +28,33 @@ _ORDERS = (1, 2, 3)
 #: tell near-synonyms apart ("price" / "price protection"), but an attribute it ranks
 #: lower than that is one it sees no sign of.
 ATTRIBUTE_TOP = 3
+_FRAMES_PER_FORM = 12
 _SMOOTHING = 0.1
 
-_ZH_TEMPLATES = ("{n}{a}", "{n}的{a}", "请问{n}{a}", "{a}{n}", "{n}{a}是多少")
-_EN_TEMPLATES = ("{n} {a}", "what is the {a} of the {n}", "{a} of {n}?", "{n} {a}?")
+# Question frames of both languages, so function words and particles (能…吗, can I, do
+# you) occur evenly in every attribute's examples and decide none.
+_ZH_TEMPLATES = (
+    "{n}{a}",
+    "{n}的{a}",
+    "请问{n}{a}",
+    "{a}{n}",
+    "{n}{a}是多少",
+    "{n}能{a}吗",
+    "{n}可以{a}吗",
+    "{n}{a}吗",
+    "{n}{a}怎么样",
+    "你们{a}吗",
+)
+_EN_TEMPLATES = (
+    "{n} {a}",
+    "what is the {a} of the {n}",
+    "{a} of {n}?",
+    "{n} {a}?",
+    "can i {a} the {n}?",
+    "do you {a} for the {n}",
+    "is there {a} on the {n}",
+    "how about the {a} of the {n}",
+)
 
 
 def _grams(text: str) -> Counter[str]:
@@ -185,7 +208,10 @@ class NgramReader:
                 for name in product_names[:2]
             ] or [""]
             for index, form in enumerate(attr_forms):
-                for offset, template in enumerate((*_ZH_TEMPLATES, *_EN_TEMPLATES)):
+                # Frames of both languages (questions mix them), cycled per form.
+                frames = (*_ZH_TEMPLATES, *_EN_TEMPLATES)
+                for offset in range(_FRAMES_PER_FORM):
+                    template = frames[(index + offset) % len(frames)]
                     name = names[(index + offset) % len(names)]
                     context = contexts[(index * 7 + offset) % len(contexts)]
                     question = template.format(n=f"{name} {context}".strip(), a=form)
