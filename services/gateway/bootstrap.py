@@ -30,6 +30,7 @@ from services.core.errors import ContractError
 from services.core.keys import KeySpace
 from services.core.prompt import sop_catalog_from_dict
 from services.core.redaction import Redactor, vocabulary_words
+from services.core.semantic.extractor import SemanticExtractor
 from services.gateway.app import ChatCompletionsApp, GatewayParts
 from services.gateway.app import create_app as create_routes
 from services.gateway.auth import AdminGuard, TenantDirectory
@@ -57,6 +58,7 @@ from services.gateway.service import (
 from services.gateway.settings import GatewaySettings
 from services.gateway.upstream import HttpUpstream
 from services.paths import DEMO_DATA_DIR
+from services.semantic.unresolved import RecordingExtractor, UnresolvedStore
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +78,7 @@ def load_redactor(data_dir: Path = DEMO_DATA_DIR) -> Redactor:
     return Redactor(vocabulary_words(*documents))
 
 
-def load_extractor(data_dir: Path) -> Extractor:
+def load_extractor(data_dir: Path) -> SemanticExtractor:
     from services.semantic.loading import load_semantic_extractor
 
     return load_semantic_extractor(data_dir)
@@ -182,7 +184,10 @@ def build_parts(
         switches=switches,
         upstream=upstream,
         facts=SpecStoreFacts(spec_store or prepare_spec_store(settings)),
-        extractor=extractor or load_extractor(settings.data_dir),
+        extractor=extractor
+        or RecordingExtractor(
+            load_extractor(settings.data_dir), UnresolvedStore(client, settings.redis_prefix)
+        ),
         redactor=redactor or load_redactor(settings.data_dir),
         policy=GatewayPolicy(
             request_key_secret=settings.request_key_secret.get_secret_value().encode(),

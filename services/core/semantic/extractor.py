@@ -14,6 +14,7 @@ no I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -124,6 +125,11 @@ class SemanticExtractor:
             *policy.other_brands,
         ]
         self._segmenter.add_words(w for w in user_words if not w.isascii())
+        self._known_words = frozenset(
+            w
+            for phrase in (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
+            for w in (phrase, *phrase.split())
+        )
         self._reader = NgramReader(
             [(e.product_id, e.category, e.brand, e.names) for e in entries],
             {
@@ -169,6 +175,45 @@ class SemanticExtractor:
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"
                 )
         return decision
+
+    def unresolved_terms(self, text: str, decision: SemanticDecision) -> tuple[str, ...]:
+        """What an operator may want to add to the catalog after ``decision`` ended in no
+        fingerprint (or an unknown product): product-like mentions (``product:mate 70``),
+        bare brands, words the vocabulary does not know (``word:菊厂``) and the reason
+        (``reason:no attribute found``). Redacted by construction: only short terms, none
+        with a long digit run or an ``@``, none that a personal-data pattern matches."""
+        if isinstance(decision, Fingerprint) or (
+            isinstance(decision, Bypass) and decision.intent != "unknown_product"
+        ):
+            return ()
+        norm = self._normaliser.normalise(text)
+        scan = self._products.scan(norm)
+        terms = [f"product:{norm[m.start : m.end]}" for m in scan.unknown]
+        terms += [f"brand:{norm[m.start : m.end]}" for m in scan.brands]
+        covered = bytearray(len(norm))
+        for start, end in scan.spans():
+            covered[start:end] = b"\x01" * (end - start)
+        known = self._known_words
+        position = 0
+        for word in self._segmenter.words(norm):
+            start, position = position, position + len(word)
+            if any(covered[start:position]) or word in known:
+                continue
+            if (word.isascii() and word.isalpha() and len(word) >= 3) or (
+                _is_cjk_word(word) and self._segmenter.general_frequencies.get(word, 0) < 50
+            ):
+                terms.append(f"word:{word}")
+        reason = decision.reason.split("(")[0].split(":")[0].strip()
+        terms.append(f"reason:{reason}")
+        return tuple(dict.fromkeys(t for t in terms if self._is_safe_term(t)))
+
+    def _is_safe_term(self, term: str) -> bool:
+        kind, _, body = term.partition(":")
+        if kind == "reason":
+            return bool(body)  # our own wording, never the asker's
+        if not body or len(body) > 32 or "@" in body or _LONG_DIGITS.search(body):
+            return False
+        return not self._gate.matches("personal", body)
 
     def _decide_rules(self, text: str) -> tuple[SemanticDecision, bool]:
         """The rules' decision, and whether its product was named through the grammar."""
@@ -236,6 +281,13 @@ class SemanticExtractor:
             intent=spec.intent,
             constraints=constraint_choice.constraints,
         )
+
+
+_LONG_DIGITS = re.compile(r"\d{5,}")
+
+
+def _is_cjk_word(word: str) -> bool:
+    return 2 <= len(word) <= 6 and all("\u3400" <= ch <= "\u9fff" for ch in word)
 
 
 def _mask(text: str, mentions: Sequence[Mention], mark: str) -> str:
