@@ -78,6 +78,7 @@ class SemanticExtractor:
             catalog_names,
             self._segmenter.general_frequencies,
             english_words,
+            _spec_units(catalog),
         )
         self._normaliser = self._lexicon.normaliser
         entries = []
@@ -281,6 +282,20 @@ class SemanticExtractor:
             intent=spec.intent,
             constraints=constraint_choice.constraints,
         )
+
+
+def _spec_units(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str]]]:
+    """unit → attribute → categories whose specs give that attribute in that unit."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for raw in catalog.get("products", ()):
+        category = str(raw.get("category", ""))
+        for attribute, spec in raw.get("specs", {}).items():
+            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
+            for value in values:
+                unit = value.get("unit") if isinstance(value, Mapping) else None
+                if unit:
+                    found.setdefault(str(unit), {}).setdefault(str(attribute), set()).add(category)
+    return {u: {a: frozenset(c) for a, c in by.items()} for u, by in found.items()}
 
 
 _LONG_DIGITS = re.compile(r"\d{5,}")

@@ -102,6 +102,7 @@ class SlotLexicon:
         name_words: Iterable[str] = (),
         common_words: Mapping[str, int] | None = None,
         english_words: Mapping[str, int] | None = None,
+        spec_units: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
     ) -> SlotLexicon:
         brands = {
             str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
@@ -158,6 +159,7 @@ class SlotLexicon:
                 regex, cats = _pattern_entry(entry)
                 patterns.append((regex, _with_categories(f"#{attr_id}", cats)))
 
+        patterns.extend(_unit_patterns(spec_units or {}, lexicon_doc.get("units", {}), normaliser))
         c_phrases: list[tuple[str, str]] = []
         c_patterns: list[tuple[str, str]] = []
         hints: list[tuple[str, str]] = []
@@ -211,6 +213,38 @@ class SlotLexicon:
     def all_phrases(self) -> Sequence[str]:
         """Every literal phrase, to prime the word segmenter."""
         return [p for p, _ in (*self.attribute_phrases, *self.constraint_phrases)]
+
+
+def _unit_patterns(
+    spec_units: Mapping[str, Mapping[str, frozenset[str]]],
+    unit_forms: Mapping[str, Sequence[str]],
+    normaliser: TextNormaliser,
+) -> list[tuple[str, str]]:
+    """Value cues typed by the catalog's own units: "5000毫安" is a battery capacity because
+    the catalog gives battery capacities in mAh. ``spec_units``: unit → attribute →
+    categories whose specs use it. Within a category, a unit used by two attributes is
+    no cue for either."""
+    owners: dict[tuple[str, str], set[str]] = {}
+    for unit, by_attribute in spec_units.items():
+        for attribute, categories in by_attribute.items():
+            for category in categories:
+                owners.setdefault((unit, category), set()).add(attribute)
+    out: list[tuple[str, str]] = []
+    for unit, by_attribute in sorted(spec_units.items()):
+        forms = sorted(
+            {normaliser.normalise(str(f)) for f in unit_forms.get(unit, ())} - {""},
+            key=lambda f: (-len(f), f),
+        )
+        if not forms:
+            continue
+        regex = (
+            r"(?<![\d.])\d+(?:\.\d+)?\s*(?:" + "|".join(re.escape(f) for f in forms) + r")(?![a-z])"
+        )
+        for attribute, categories in sorted(by_attribute.items()):
+            sole = sorted(c for c in categories if owners[(unit, c)] == {attribute})
+            if sole:
+                out.append((regex, _with_categories(f"#{attribute}", sole)))
+    return out
 
 
 def _raw_phrases(attributes_doc: Mapping[str, Any], lexicon_doc: Mapping[str, Any]) -> list[str]:
