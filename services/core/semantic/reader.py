@@ -139,26 +139,47 @@ def _trigrams(text: str) -> frozenset[str]:
 
 
 class _NameContainment:
-    """Which product's name is most fully contained in the question (character
-    trigrams, spaces removed); ties go to the name with more trigrams found."""
+    """Which product's name the question contains (spaces removed): the products of the
+    names found verbatim that lie inside no longer name found ("iphone15" inside
+    "iphone15pro" does not count); without any, the names most fully covered by the
+    question's character trigrams (ties go to the name with more trigrams found)."""
 
-    __slots__ = ("_by_gram", "_names")
+    __slots__ = ("_by_gram", "_names", "_squeezed_names")
 
     def __init__(self, products: Sequence[tuple[str, Sequence[str]]]) -> None:
         self._names: list[tuple[str, int]] = []
+        self._squeezed_names: list[tuple[str, str]] = []
         by_gram: dict[str, list[int]] = {}
         for product_id, names in products:
             for name in names:
-                grams = _trigrams(_squeezed(name))
+                squeezed = _squeezed(name)
+                grams = _trigrams(squeezed)
                 if not grams:
                     continue
+                self._squeezed_names.append((squeezed, product_id))
                 index = len(self._names)
                 self._names.append((product_id, len(grams)))
                 for gram in grams:
                     by_gram.setdefault(gram, []).append(index)
         self._by_gram = by_gram
 
+    def _verbatim(self, text: str) -> frozenset[str]:
+        spans: list[tuple[int, int, str]] = []
+        for name, product_id in self._squeezed_names:
+            start = text.find(name)
+            while start >= 0:
+                spans.append((start, start + len(name), product_id))
+                start = text.find(name, start + 1)
+        return frozenset(
+            p
+            for s, e, p in spans
+            if not any(s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, _ in spans)
+        )
+
     def best(self, text: str) -> tuple[frozenset[str], float]:
+        verbatim = self._verbatim(_squeezed(text))
+        if verbatim:
+            return verbatim, 1.0
         found: Counter[int] = Counter()
         for gram in _trigrams(_squeezed(text)):
             for index in self._by_gram.get(gram, ()):
