@@ -224,6 +224,7 @@ class ProductMatcher:
         self._category_keys = {
             key: category for word, category in category_words.items() if (key := key_of(word))
         }
+        variant_words = {t for k in self._suffix_keys for t in k}
         tails: dict[tuple[str, tuple[str, ...]], set[str]] = {}
         brand_of = {e.product_id: e.brand for e in entries}
         for key, ids in aliases.items():
@@ -237,7 +238,10 @@ class ProductMatcher:
                     break
                 for product_id in ids:
                     tail = key[cut:]
-                    tails.setdefault((brand_of[product_id], tail), set()).add(product_id)
+                    # "pro 3" without its "pro" names another model (FreeBuds 3): a bare
+                    # tail only when the dropped word is a series word, not a variant.
+                    if not any(before.endswith(v) for v in variant_words if len(v) >= 2):
+                        tails.setdefault((brand_of[product_id], tail), set()).add(product_id)
                     # "freebuds pro 3": the words right before the number belong too
                     for back in range(cut - 1, 0, -1):
                         if key[back][:1].isdigit():

@@ -41,6 +41,8 @@ def test_unlisted_forms_of_catalog_names(
         "苹果15P多少钱",  # P is Pro or Plus: two readings compete
         "华为60 RS电池多大",
         "小米15多少钱",
+        "华为耳机3多少钱",  # FreeBuds 3 is not the FreeBuds Pro 3: a variant word was dropped
+        "苹果耳机2多少钱",
     ],
 )
 def test_forms_that_name_no_catalog_product_get_no_fingerprint(
