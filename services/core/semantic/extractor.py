@@ -131,12 +131,24 @@ class SemanticExtractor:
             for phrase in (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
             for w in (phrase, *phrase.split())
         )
+        # The catalog's units are attribute words too ("多少毫安", "几寸").
+        unit_words: dict[str, list[str]] = {}
+        unit_forms = lexicon_doc.get("units", {})
+        for unit, by_attribute in _spec_units(catalog).items():
+            for attr_id in by_attribute:
+                unit_words.setdefault(attr_id, []).extend(
+                    str(f) for f in unit_forms.get(unit, ()) if len(str(f)) >= 2
+                )
         self._reader = NgramReader(
             [(e.product_id, e.category, e.brand, e.names) for e in entries],
             {
                 attr_id: (
                     spec.applies_to,
-                    (*self._vocabulary_forms(attributes, attr_id), *lexicon_forms.get(attr_id, ())),
+                    (
+                        *self._vocabulary_forms(attributes, attr_id),
+                        *lexicon_forms.get(attr_id, ()),
+                        *unit_words.get(attr_id, ()),
+                    ),
                 )
                 for attr_id, spec in self._lexicon.attributes.items()
             },

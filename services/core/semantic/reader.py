@@ -59,13 +59,14 @@ _EN_TEMPLATES = (
 
 def _grams(text: str) -> Counter[str]:
     text = f" {unicodedata.normalize('NFKC', text).lower()} "
-    out: Counter[str] = Counter()
-    for n in _ORDERS:
-        for i in range(len(text) - n + 1):
-            gram = text[i : i + n]
-            if not gram.isspace():
-                out[gram] += 1
+    size = len(text)
+    out = Counter([text[i : i + n] for n in _ORDERS for i in range(size - n + 1)])
+    for blank in _BLANKS:
+        out.pop(blank, None)
     return out
+
+
+_BLANKS = tuple(" " * n for n in _ORDERS)
 
 
 class _NaiveBayes:
