@@ -88,6 +88,7 @@ class SlotLexicon:
     filler_tokens: tuple[str, ...]
     series_words: tuple[str, ...]
     category_words: Mapping[str, str]
+    negations: tuple[str, ...]
     variant_nicknames: Mapping[str, tuple[str, ...]]
     store_variants: Mapping[str, frozenset[str]]
     normaliser: TextNormaliser
@@ -202,6 +203,7 @@ class SlotLexicon:
             filler_tokens=tuple(str(t) for t in lexicon_doc.get("filler_tokens", ())),
             series_words=series_words,
             category_words=category_words,
+            negations=tuple(norm(str(n)) for n in lexicon_doc.get("negations", ())),
             variant_nicknames={
                 str(k): tuple(str(a) for a in v)
                 for k, v in lexicon_doc.get("variant_nicknames", {}).items()

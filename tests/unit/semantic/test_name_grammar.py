@@ -67,3 +67,37 @@ def test_the_second_reader_vetoes_a_product_the_rules_misread(
     assert extractor.reader.read("iphone 15 pro多重", "iphone_15_pro", "weight").agrees
     # and an attribute it sees no sign of
     assert not extractor.reader.read("iphone 15 pro多重", "iphone_15_pro", "release_date").agrees
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How many hours on a full charge for the MacBook Air M3?", "macbook_air_m3|battery_life|"),
+        ("How far does the BYD Han go on a full charge?", "byd_han|range|"),
+        ("MacBook Air M3充满电能用几个小时", "macbook_air_m3|battery_life|"),
+        ("Xiaomi 14是193克吗", "xiaomi_14|weight|"),  # a unit the catalog's specs use
+        ("MacBook Air M3 battery 52.6Wh?", "macbook_air_m3|battery_capacity|"),
+        ("iPhone 15 256GB price", "iphone_15|price|storage=256GB"),
+    ],
+)
+def test_units_and_full_charge_type_the_attribute(
+    extractor: SemanticExtractor, question: str, expected: str
+) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.cid == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "iPhone 15 charge without a cable how fast",  # not "wired"
+        "iPhone 15不用线充电多少瓦",
+        "Model Y不是长续航版多少钱",
+        "MacBook Air M3充满电要几个小时",  # charging time: outside the vocabulary
+    ],
+)
+def test_negated_values_and_unsupported_topics_get_no_fingerprint(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert not isinstance(extractor.decide(question), Fingerprint)
