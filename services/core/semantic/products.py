@@ -42,9 +42,8 @@ class Mention:
     end: int
     product_id: str | None = None
     reason: str = ""
-    #: Named through the grammar (a synonym or brand-word form of a listed name, a variant
-    #: nickname or letter, brand + model tail), not a listed name: the second reader can
-    #: only check its family.
+    #: Named through the grammar (a variant nickname or letter, brand + model tail), not
+    #: a listed alias: the second reader can only check its family.
     derived: bool = False
 
 
@@ -146,11 +145,6 @@ class ProductMatcher:
         ]
 
         aliases: dict[tuple[str, ...], set[str]] = {}
-        # Names as the catalog lists them (tokenised); every other alias is derived from
-        # them through synonyms or brand words ("苹果手机15", "mba m3").
-        self._listed: frozenset[tuple[str, ...]] = frozenset(
-            k for e in entries for n in e.names if (k := key_of(n))
-        )
         for entry in entries:
             own_brands = self._brand_keys.get(entry.brand, ())
             for name in entry.names:
@@ -362,8 +356,7 @@ class ProductMatcher:
             if found is not None:
                 end, ids = found
                 variant = self._variant_after(tokens, index, end) if len(ids) == 1 else None
-                matched = tuple(t.text for t in tokens[index:end] if t.text not in self._filler)
-                derived = variant is not None or matched not in self._listed
+                derived = variant is not None
                 if variant is not None:
                     end, ids = variant
                     if not ids:

@@ -29,8 +29,6 @@ _ORDERS = (1, 2, 3)
 #: lower than that is one it sees no sign of.
 ATTRIBUTE_TOP = 3
 _FRAMES_PER_FORM = 12
-#: Trigram coverage below which the name reader has not read a name at all.
-_WEAK_COVERAGE = 0.5
 _SMOOTHING = 0.1
 
 # Question frames of both languages, so function words and particles (能…吗, can I, do
@@ -258,21 +256,17 @@ class NgramReader:
         """The reader's best product and attribute, and whether they agree with the rules'.
 
         A store-wide policy question (no product) is checked on the attribute only; a
-        product the rules named through the grammar (苹果手机15, 大杯, S24U, 华为60) only on
-        its family (category and brand), and only when this reader reads a name at all:
-        no listed name is in such a question, so the reader has no evidence either way.
+        product the rules named through the grammar (大杯, S24U, 华为60) only on its family
+        (category and brand), which is all a name-containment reader can see there.
         """
         ranking = [c for c, _ in self._attribute.ranking(text)]
         best_attribute = ranking[0]
         attribute_agrees = attribute in ranking[:ATTRIBUTE_TOP]
         if product is None:
             return ReaderVerdict(None, best_attribute, attribute_agrees)
-        winners, coverage = self._product.best(text)
-        if coverage < _WEAK_COVERAGE:
-            winners = frozenset()  # a few shared trigrams are no reading of a name
+        winners, _ = self._product.best(text)
         product_agrees = product in winners or (
-            family_only
-            and (not winners or self._family.get(product) in {self._family.get(w) for w in winners})
+            family_only and self._family.get(product) in {self._family.get(w) for w in winners}
         )
         agrees = attribute_agrees and product_agrees
         shown = product if product in winners else ",".join(sorted(winners)) or None
