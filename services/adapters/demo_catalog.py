@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from services.core.catalog import ProductFacts, catalog_from_dict, store_policy_facts
+from services.adapters.catalog_files import load_catalog
+from services.core.catalog import ProductFacts, store_policy_facts
 
 
 def load_demo_catalog(data_dir: Path) -> list[ProductFacts]:
-    catalog = json.loads((data_dir / "catalog.json").read_text(encoding="utf-8"))
+    catalog = load_catalog(data_dir)
     policy = json.loads((data_dir / "policy.json").read_text(encoding="utf-8"))
-    return [*catalog_from_dict(catalog), store_policy_facts(policy.get("store_policies", {}))]
+    return [*catalog.products, store_policy_facts(policy.get("store_policies", {}))]

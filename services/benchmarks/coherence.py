@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import statistics
 import tempfile
@@ -29,6 +28,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from services.adapters.catalog_files import load_catalog
 from services.adapters.embedded_broker import EmbeddedBroker
 from services.adapters.embedded_redis import RedisServerProcess
 from services.adapters.kafka_publisher import SpecUpdatePublisher, ensure_topics
@@ -36,7 +36,6 @@ from services.adapters.redis_tag_store import LookupStatus, RedisTagStore
 from services.adapters.sql.audit import AuditLog
 from services.adapters.sql.engine import make_engine, upgrade
 from services.coherence.process import WorkerProcess
-from services.core.catalog import catalog_from_dict
 from services.core.events import ProductSpecUpdated, new_event
 from services.core.keys import KeySpace, Layer
 from services.core.mapping import ProductBump
@@ -82,7 +81,7 @@ def _histogram_quantile(text: str, name: str, q: float) -> float | None:
 
 def _answer_classes() -> list[tuple[str, str, tuple[str, ...]]]:
     """(product, slot, constraint values) for every spec the catalog has."""
-    catalog = catalog_from_dict(json.loads((DEMO_DATA_DIR / "catalog.json").read_text()))
+    catalog = load_catalog(DEMO_DATA_DIR).products
     classes: list[tuple[str, str, tuple[str, ...]]] = []
     for product in catalog:
         for slot, spec in product.specs.items():

@@ -36,8 +36,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console
 from rich.progress import Progress
 
+from services.adapters.catalog_files import load_catalog
 from services.adapters.embedded_broker import free_port
-from services.core.catalog import STORE_PRODUCT_ID, ProductFacts, catalog_from_dict
+from services.core.catalog import STORE_PRODUCT_ID, ProductFacts
 from services.core.prefix_blocks import block_hashes
 from services.core.prompt import (
     ConversationTurn,
@@ -212,7 +213,7 @@ def build_workload(config: PrefixBenchConfig, tokenizer: OfflineTokenizer) -> Wo
     """Deterministic request bodies (salted per tenant) and their working set."""
     data = config.data_dir
     sop = sop_catalog_from_dict(_read(data / "sop_templates.json"))
-    products = {p.product_id: p for p in catalog_from_dict(_read(data / "catalog.json"))}
+    products = {p.product_id: p for p in load_catalog(data).products}
     store = _store_facts(_read(data / "policy.json")["store_policies"])
     queries = [
         q

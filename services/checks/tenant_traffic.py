@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from services.adapters.catalog_files import load_catalog
 from services.benchmarks.http_client import KeepAliveClient
 from services.checks.personal_data import (
     GENERATED_KINDS,
@@ -78,11 +79,11 @@ class QuestionPool:
             for line in (data_dir / "queries_dev.jsonl").read_text("utf-8").splitlines()
             if line.strip()
         ]
-        catalog = json.loads((data_dir / "catalog.json").read_text("utf-8"))
+        catalog = load_catalog(data_dir)
         return cls(
             cacheable=tuple(r["text"] for r in rows if r.get("cacheable")),
             not_cacheable=tuple(r["text"] for r in rows if not r.get("cacheable")),
-            products=tuple(p["id"] for p in catalog["products"]),
+            products=tuple(p.product_id for p in catalog.products),
         )
 
 

@@ -20,6 +20,7 @@ import typer
 from services.cli import (
     audit,
     bench,
+    catalog,
     check,
     db,
     demo,
@@ -27,6 +28,7 @@ from services.cli import (
     dlq,
     eval,
     publish,
+    semantic,
     serve,
     specs,
     worker,
@@ -49,6 +51,8 @@ app.add_typer(specs.app, name="specs")
 app.add_typer(dlq.app, name="dlq")
 app.add_typer(dev.app, name="dev")
 app.add_typer(audit.app, name="audit")
+app.add_typer(catalog.app, name="catalog")
+app.add_typer(semantic.app, name="semantic")
 app.command(name="demo")(demo.demo)
 
 #: Exit status of a command that stopped on a CachecohError (usage errors are 2 as well).

@@ -88,6 +88,19 @@ def semantic(
     table.add_row("bypass_leaks", f"{report['bypass_leaks']:g}", "0")
     table.add_row("coverage", f"{report['coverage']:.4f}", "")
     table.add_row("latency p50 (ms)", f"{report['latency_ms'].get('p50', 0):.3f}", "≤ 0.3")
+    table.add_row("latency p99 (ms)", f"{report['latency_ms'].get('p99', 0):.3f}", "≤ 2")
+    without = report["without_second_reader"]
+    table.add_row(
+        "without 2nd reader: hit / false-hit / coverage",
+        f"{without['hit_rate']:.4f} / {without['false_hit_rate']:.6f} / {without['coverage']:.4f}",
+        "",
+    )
+    scaling = report["length_scaling"]
+    table.add_row(
+        "worst ms at 1k/2k/4k/8k chars",
+        " / ".join(f"{v:g}" for v in scaling["worst_ms_by_length"].values()),
+        "linear",
+    )
     out.print(table)
     for result in report.get("baselines", []):
         if not result.get("available"):

@@ -87,6 +87,80 @@ def catalog_from_dict(raw: Mapping[str, Any]) -> tuple[ProductFacts, ...]:
     return tuple(product_from_dict(p) for p in raw.get("products", ()))
 
 
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """A validated ``catalog.json``: its products (frozen) and the frozen document."""
+
+    products: tuple[ProductFacts, ...]
+    document: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """A fresh, mutable copy of the document."""
+        thawed: dict[str, Any] = _thaw(self.document)
+        return thawed
+
+    def product(self, product_id: str) -> ProductFacts | None:
+        return next((p for p in self.products if p.product_id == product_id), None)
+
+    @classmethod
+    def from_document(cls, raw: Mapping[str, Any]) -> Catalog:
+        return cls(catalog_from_dict(raw), _freeze(raw))
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeDef:
+    """One attribute of ``attributes.json``."""
+
+    attribute_id: str
+    kind: str  # "spec" | "policy"
+    applies_to: frozenset[str]
+    description: str
+    synonyms: Mapping[str, tuple[str, ...]]
+    constraints: Mapping[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeVocabulary:
+    """A validated ``attributes.json``: attribute definitions, constraint surface forms
+    (key → value → language → forms) and the frozen document."""
+
+    attributes: Mapping[str, AttributeDef]
+    constraint_values: Mapping[str, Mapping[str, Mapping[str, tuple[str, ...]]]]
+    document: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """A fresh, mutable copy of the document."""
+        thawed: dict[str, Any] = _thaw(self.document)
+        return thawed
+
+    @classmethod
+    def from_document(cls, raw: Mapping[str, Any]) -> AttributeVocabulary:
+        attributes = {
+            str(attr_id): AttributeDef(
+                attribute_id=str(attr_id),
+                kind=str(body.get("kind", "spec")),
+                applies_to=frozenset(str(c) for c in body.get("applies_to", ())),
+                description=str(body.get("description", "")),
+                synonyms=MappingProxyType(
+                    {str(k): tuple(str(f) for f in v) for k, v in body.get("synonyms", {}).items()}
+                ),
+                constraints=MappingProxyType(
+                    {
+                        str(k): tuple(str(f) for f in v)
+                        for k, v in body.get("constraints", {}).items()
+                    }
+                ),
+            )
+            for attr_id, body in raw.get("attributes", {}).items()
+        }
+        frozen = _freeze(raw)
+        return cls(
+            MappingProxyType(attributes),
+            frozen.get("constraint_values", MappingProxyType({})),
+            frozen,
+        )
+
+
 def store_policy_facts(policies: Mapping[str, Any], *, spec_version: int = 1) -> ProductFacts:
     """The store-wide policies (``policy.json: store_policies``) as the ``store`` product,
     so policy answers have facts, a spec version and tags like any product's."""

@@ -9,9 +9,10 @@ brackets; what a caller does with it on the right::
     │                              (services.settings turns pydantic's errors into it)
     ├── ContractError              a contract file is unusable at load: ``file``, ``json_path``
     │   ├── MappingFileError       a mapping file (mappings/*.json)
-    │   └── PolicyFileError        admission policy, lexicon [adapters.contract_files]
+    │   ├── PolicyFileError        admission policy, lexicon [adapters.contract_files]
+    │   └── CatalogFileError       catalog.json, attributes.json [adapters.catalog_files]
     ├── ExtraMissing               an optional extra is not installed; says which
-    │   ├── VectorExtraMissing     [semantic.vector]
+    │   ├── VectorExtraMissing     [evaluation.embedders]
     │   └── PlotExtraMissing       [evaluation.plot]
     ├── InvalidEvent               an event that can never be applied: DLQ with ``reason``
     ├── InvalidRequest             a chat request the gateway cannot serve: 400 [core.request_key]

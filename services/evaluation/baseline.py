@@ -53,7 +53,7 @@ def embedding_baseline(
     thresholds: Sequence[float] = THRESHOLDS,
 ) -> dict[str, Any]:
     """Scores at each threshold, or ``{"available": False, "reason": ...}``."""
-    from services.semantic.vector import (
+    from services.evaluation.embedders import (
         CharNgramEmbedder,
         Embedder,
         MiniLMEmbedder,

@@ -11,6 +11,7 @@ from services.evaluation.semantic import (
     SHUFFLES,
     LabelledQuery,
     evaluate_extractor,
+    length_scaling,
     meets_targets,
     read_queries,
     split_part,
@@ -51,6 +52,18 @@ def run_semantic_eval(
         "shuffles": request.shuffles,
         **evaluate_extractor(queries, extractor.decide, request.seed, request.shuffles, tick),
     }
+    rules_only = evaluate_extractor(
+        queries,
+        lambda text: extractor.decide(text, second_reader=False),
+        request.seed,
+        request.shuffles,
+    )
+    # What the second (n-gram) reader buys and costs: the same replay without it.
+    report["without_second_reader"] = {
+        k: rules_only[k]
+        for k in ("hit_rate", "false_hit_rate", "bypass_leaks", "coverage", "false_hits")
+    }
+    report["length_scaling"] = length_scaling(extractor.decide)
     report["targets"] = meets_targets(report)
     baselines: list[dict[str, Any]] = []
     if request.baseline == "embedding":

@@ -18,6 +18,7 @@ import httpx
 from fastapi import FastAPI
 
 from services.adapters import contract_files
+from services.adapters.catalog_files import load_attributes, load_catalog
 from services.adapters.contract_files import read_json
 from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.redis_tag_store import RedisClient, RedisTagStore, connect_redis
@@ -27,6 +28,7 @@ from services.core.csr import PriceTable
 from services.core.keys import KeySpace
 from services.core.prompt import sop_catalog_from_dict
 from services.core.redaction import Redactor, vocabulary_words
+from services.core.semantic.extractor import SemanticExtractor
 from services.gateway.app import ChatCompletionsApp, GatewayParts
 from services.gateway.app import create_app as create_routes
 from services.gateway.auth import AdminGuard, TenantDirectory
@@ -54,25 +56,23 @@ from services.gateway.service import (
 from services.gateway.settings import GatewaySettings
 from services.gateway.upstream import HttpUpstream
 from services.paths import DEMO_DATA_DIR
+from services.semantic.unresolved import RecordingExtractor, UnresolvedStore
 
 log = logging.getLogger(__name__)
 
 #: Files whose words are catalog or shopper vocabulary, never personal names.
-_VOCABULARY_FILES = (
-    "catalog.json",
-    "attributes.json",
-    contract_files.LEXICON_FILE,
-    contract_files.ADMISSION_POLICY_FILE,
-)
+#: (catalog.json and attributes.json come through the one catalog loader.)
+_PROJECT_VOCABULARY_FILES = (contract_files.LEXICON_FILE, contract_files.ADMISSION_POLICY_FILE)
 
 
 def load_redactor(data_dir: Path = DEMO_DATA_DIR) -> Redactor:
     """A redactor that knows the catalog's and the lexicon's words (not names/places)."""
-    documents: list[Any] = [read_json(data_dir / name) for name in _VOCABULARY_FILES]
+    documents: list[Any] = [load_catalog(data_dir).to_json(), load_attributes(data_dir).to_json()]
+    documents += [read_json(data_dir / name) for name in _PROJECT_VOCABULARY_FILES]
     return Redactor(vocabulary_words(*documents))
 
 
-def load_extractor(settings: GatewaySettings) -> Extractor:
+def load_extractor(settings: GatewaySettings) -> SemanticExtractor:
     from services.semantic.loading import load_semantic_extractor
 
     return load_semantic_extractor(
@@ -176,7 +176,10 @@ def build_parts(
         switches=switches,
         upstream=upstream,
         facts=SpecStoreFacts(spec_store or prepare_spec_store(settings)),
-        extractor=extractor or load_extractor(settings),
+        extractor=extractor
+        or RecordingExtractor(
+            load_extractor(settings), UnresolvedStore(client, settings.redis_prefix)
+        ),
         redactor=redactor or load_redactor(settings.data_dir),
         policy=GatewayPolicy(
             request_key_secret=settings.request_key_secret.get_secret_value().encode(),

@@ -1,1 +1,1 @@
-"""Semantic-cache adapters around the pure core: file loading, the optional vector tier."""
+"""Semantic-cache adapters around the pure core: file loading."""

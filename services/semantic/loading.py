@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from services.adapters import contract_files
+from services.adapters.catalog_files import load_attributes, load_catalog
 from services.adapters.contract_files import read_json as _read_contract_json
 from services.core.errors import PolicyFileError as PolicyFileError  # re-exported
 from services.core.semantic.admission import AdmissionPolicy
@@ -58,12 +59,19 @@ def load_semantic_data(
     schemas_dir: Path = SCHEMAS_DIR,
 ) -> SemanticData:
     return SemanticData(
-        catalog=read_json(catalog_dir / "catalog.json"),
-        attributes=read_json(catalog_dir / "attributes.json"),
+        catalog=load_catalog(catalog_dir).document,
+        attributes=load_attributes(catalog_dir).document,
         labelling_policy=read_json(catalog_dir / "policy.json"),
         admission=load_admission_policy(admission_policy, schemas_dir),
         lexicon=load_lexicon(lexicon, schemas_dir),
     )
+
+
+def english_word_frequencies() -> Mapping[str, int]:
+    """pyspellchecker's English frequency list: real words are never "corrected"."""
+    from spellchecker import SpellChecker
+
+    return dict(SpellChecker(language="en", distance=1).word_frequency.dictionary)
 
 
 def build_extractor(data: SemanticData) -> SemanticExtractor:
@@ -73,6 +81,7 @@ def build_extractor(data: SemanticData) -> SemanticExtractor:
         data.admission,
         lexicon=data.lexicon,
         store_policies=data.labelling_policy.get("store_policies", {}),
+        english_words=english_word_frequencies(),
     )
 
 

@@ -146,6 +146,11 @@ class AdmissionGate:
                 return intent, _describe(hits)
         return None
 
+    def matches(self, intent: str, text: str) -> bool:
+        """Whether ``intent``'s phrases or patterns occur in ``text`` (no word boundaries)."""
+        phrase_set = self._sets.get(intent)
+        return phrase_set is not None and bool(phrase_set.find(text, frozenset()))
+
 
 def _describe(hits: Sequence[Hit]) -> str:
     return "matched " + ", ".join(repr(h.text) for h in hits[:3])

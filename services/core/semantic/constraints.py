@@ -41,10 +41,16 @@ class ConstraintChoice:
     open_keys: tuple[str, ...] = ()
 
 
+#: How far before a constraint value a negation may stand ("charge without a cable").
+_NEGATION_WINDOW = 12
+_CLAUSE_MARKS = (",", "，", ".", "。", "?", "？", "!", "！", ";", "；")
+
+
 class ConstraintResolver:
-    __slots__ = ("_hints", "_phrases", "_specs", "_store_variants")
+    __slots__ = ("_hints", "_negations", "_phrases", "_specs", "_store_variants")
 
     def __init__(self, lexicon: SlotLexicon) -> None:
+        self._negations = PhraseSet((n, "not") for n in lexicon.negations)
         self._phrases = PhraseSet(lexicon.constraint_phrases, lexicon.constraint_patterns)
         by_key: dict[str, list[tuple[str, str]]] = {}
         for pattern, key in lexicon.constraint_hints:
@@ -94,6 +100,9 @@ class ConstraintResolver:
             stated = reading.values.get(key)
             if stated:
                 (value,) = stated  # conflicting values were a bypass already
+                if self._negated(key, reading, text, boundaries):
+                    # "without a cable": the value named is the one *not* meant.
+                    return ConstraintChoice((), f"{key} is negated")
                 if value not in offered:
                     return ConstraintChoice((), f"{key}={value} is not offered for this product")
                 chosen.append((key, value))
@@ -102,6 +111,22 @@ class ConstraintResolver:
             else:
                 open_keys.append(key)
         return ConstraintChoice(tuple(chosen), open_keys=tuple(open_keys))
+
+    def _negated(
+        self, key: str, reading: ConstraintReading, text: str, boundaries: frozenset[int]
+    ) -> bool:
+        for hit in reading.hits:
+            if parse_label(hit.label).name != key:
+                continue
+            window_start = max(0, hit.start - _NEGATION_WINDOW)
+            before = text[window_start : hit.start]
+            clause = max(before.rfind(p) for p in _CLAUSE_MARKS)
+            before = before[clause + 1 :]
+            offset = hit.start - len(before)
+            shifted = frozenset(b - offset for b in boundaries if offset <= b <= hit.start)
+            if self._negations.find(before, shifted | {0, len(before)}):
+                return True
+        return False
 
     def _hinted(self, key: str, text: str, boundaries: frozenset[int]) -> bool:
         hints = self._hints.get(key)

@@ -1,6 +1,6 @@
 """``question → fingerprint``: the composition of the semantic core.
 
-1. normalise (NFKC, case, typos, Chinese numerals);
+1. normalise (NFKC, case, spelling repair against the vocabulary, Chinese numerals);
 2. find products: catalog aliases, unknown models, bare brands;
 3. segment with jieba, mask product names (``§``) and unknown ones (``¤``);
 4. admission: the policy's bypass intents in precedence order, plus structural evidence
@@ -14,6 +14,7 @@ no I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -30,7 +31,8 @@ from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprin
 from services.core.semantic.lexicon import SlotLexicon
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
-from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher
+from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher, ProductScan
+from services.core.semantic.reader import NgramReader
 from services.core.semantic.segment import WordSegmenter
 
 
@@ -45,8 +47,13 @@ class SemanticExtractor:
         *,
         lexicon: Mapping[str, Any] | None = None,
         store_policies: Mapping[str, Any] | None = None,
+        english_words: Mapping[str, int] | None = None,
     ) -> None:
         lexicon_doc: Mapping[str, Any] = lexicon if lexicon is not None else {}
+        lexicon_forms = {
+            str(attr_id): [str(p) for p in raw.get("phrases", ())]
+            for attr_id, raw in lexicon_doc.get("attributes", {}).items()
+        }
         if store_policies is None:
             # Without the store texts, assume every policy attribute varies by the keys
             # attributes.json allows: finer keys cost hits, never correctness.
@@ -56,7 +63,23 @@ class SemanticExtractor:
                 if raw.get("kind") == "policy"
             }
         policy_phrases = [p for rule in policy.rules for p in rule.phrases]
-        self._lexicon = SlotLexicon.build(attributes, lexicon_doc, store_policies, policy_phrases)
+        catalog_names = [
+            str(n)
+            for raw in catalog.get("products", ())
+            for names in raw.get("names", {}).values()
+            for n in names
+        ]
+        self._segmenter = WordSegmenter()
+        self._lexicon = SlotLexicon.build(
+            attributes,
+            lexicon_doc,
+            store_policies,
+            policy_phrases,
+            catalog_names,
+            self._segmenter.general_frequencies,
+            english_words,
+            _spec_units(catalog),
+        )
         self._normaliser = self._lexicon.normaliser
         entries = []
         specs: dict[str, Mapping[str, Any]] = {}
@@ -82,6 +105,8 @@ class SemanticExtractor:
             filler_tokens=self._lexicon.filler_tokens,
             suffix_exceptions=self._lexicon.all_phrases(),
             adjective_suffixes=policy.adjective_suffixes,
+            category_words=self._lexicon.category_words,
+            variant_nicknames=self._lexicon.variant_nicknames,
             non_name_patterns=[
                 p for p, label in self._lexicon.attribute_patterns if label.startswith("#")
             ],
@@ -100,18 +125,119 @@ class SemanticExtractor:
             *(w for ws in self._lexicon.brands.values() for w in ws),
             *policy.other_brands,
         ]
-        self._segmenter = WordSegmenter(w for w in user_words if not w.isascii())
+        self._segmenter.add_words(w for w in user_words if not w.isascii())
+        self._known_words = frozenset(
+            w
+            for phrase in (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
+            for w in (phrase, *phrase.split())
+        )
+        # The catalog's units are attribute words too ("多少毫安", "几寸").
+        unit_words: dict[str, list[str]] = {}
+        unit_forms = lexicon_doc.get("units", {})
+        for unit, by_attribute in _spec_units(catalog).items():
+            for attr_id in by_attribute:
+                unit_words.setdefault(attr_id, []).extend(
+                    str(f) for f in unit_forms.get(unit, ()) if len(str(f)) >= 2
+                )
+        self._reader = NgramReader(
+            [(e.product_id, e.category, e.brand, e.names) for e in entries],
+            {
+                attr_id: (
+                    spec.applies_to,
+                    (
+                        *self._vocabulary_forms(attributes, attr_id),
+                        *lexicon_forms.get(attr_id, ()),
+                        *unit_words.get(attr_id, ()),
+                    ),
+                )
+                for attr_id, spec in self._lexicon.attributes.items()
+            },
+            sorted({p for p, _ in self._lexicon.constraint_phrases}),
+        )
+
+    @staticmethod
+    def _vocabulary_forms(attributes: Mapping[str, Any], attr_id: str) -> list[str]:
+        raw = attributes.get("attributes", {}).get(attr_id, {})
+        return [
+            str(form).split("(")[0].strip()
+            for forms in raw.get("synonyms", {}).values()
+            for form in forms
+        ]
 
     @property
     def normaliser(self) -> TextNormaliser:
         return self._normaliser
 
-    def decide(self, text: str) -> SemanticDecision:
+    @property
+    def reader(self) -> NgramReader:
+        return self._reader
+
+    def decide(self, text: str, *, second_reader: bool = True) -> SemanticDecision:
+        """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
+        reader agrees on product and attribute (otherwise no fingerprint)."""
+        decision, derived = self._decide_rules(text)
+        if second_reader and isinstance(decision, Fingerprint):
+            verdict = self._reader.read(
+                self._normaliser.normalise(text),
+                decision.product,
+                decision.attribute,
+                family_only=derived,
+            )
+            if not verdict.agrees:
+                return NoFingerprint(
+                    f"second reader disagrees ({verdict.product}, {verdict.attribute})"
+                )
+        return decision
+
+    def unresolved_terms(self, text: str, decision: SemanticDecision) -> tuple[str, ...]:
+        """What an operator may want to add to the catalog after ``decision`` ended in no
+        fingerprint (or an unknown product): product-like mentions (``product:mate 70``),
+        bare brands, words the vocabulary does not know (``word:菊厂``) and the reason
+        (``reason:no attribute found``). Redacted by construction: only short terms, none
+        with a long digit run or an ``@``, none that a personal-data pattern matches."""
+        if isinstance(decision, Fingerprint) or (
+            isinstance(decision, Bypass) and decision.intent != "unknown_product"
+        ):
+            return ()
+        norm = self._normaliser.normalise(text)
+        scan = self._products.scan(norm)
+        terms = [f"product:{norm[m.start : m.end]}" for m in scan.unknown]
+        terms += [f"brand:{norm[m.start : m.end]}" for m in scan.brands]
+        covered = bytearray(len(norm))
+        for start, end in scan.spans():
+            covered[start:end] = b"\x01" * (end - start)
+        known = self._known_words
+        position = 0
+        for word in self._segmenter.words(norm):
+            start, position = position, position + len(word)
+            if any(covered[start:position]) or word in known:
+                continue
+            if (word.isascii() and word.isalpha() and len(word) >= 3) or (
+                _is_cjk_word(word) and self._segmenter.general_frequencies.get(word, 0) < 50
+            ):
+                terms.append(f"word:{word}")
+        reason = decision.reason.split("(")[0].split(":")[0].strip()
+        terms.append(f"reason:{reason}")
+        return tuple(dict.fromkeys(t for t in terms if self._is_safe_term(t)))
+
+    def _is_safe_term(self, term: str) -> bool:
+        kind, _, body = term.partition(":")
+        if kind == "reason":
+            return bool(body)  # our own wording, never the asker's
+        if not body or len(body) > 32 or "@" in body or _LONG_DIGITS.search(body):
+            return False
+        return not self._gate.matches("personal", body)
+
+    def _decide_rules(self, text: str) -> tuple[SemanticDecision, bool]:
+        """The rules' decision, and whether its product was named through the grammar."""
         norm = self._normaliser.normalise(text)
         if not norm:
-            return NoFingerprint("empty question")
-        boundaries = self._segmenter.boundaries(norm)
+            return NoFingerprint("empty question"), False
         scan = self._products.scan(norm)
+        return self._decide_scanned(norm, scan), any(m.derived for m in scan.products)
+
+    def _decide_scanned(self, norm: str, scan: ProductScan) -> SemanticDecision:
+        boundaries = self._segmenter.boundaries(norm)
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
             for h in self._other_brands.find(norm, boundaries)
@@ -170,6 +296,27 @@ class SemanticExtractor:
         )
 
 
+def _spec_units(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str]]]:
+    """unit → attribute → categories whose specs give that attribute in that unit."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for raw in catalog.get("products", ()):
+        category = str(raw.get("category", ""))
+        for attribute, spec in raw.get("specs", {}).items():
+            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
+            for value in values:
+                unit = value.get("unit") if isinstance(value, Mapping) else None
+                if unit:
+                    found.setdefault(str(unit), {}).setdefault(str(attribute), set()).add(category)
+    return {u: {a: frozenset(c) for a, c in by.items()} for u, by in found.items()}
+
+
+_LONG_DIGITS = re.compile(r"\d{5,}")
+
+
+def _is_cjk_word(word: str) -> bool:
+    return 2 <= len(word) <= 6 and all("\u3400" <= ch <= "\u9fff" for ch in word)
+
+
 def _mask(text: str, mentions: Sequence[Mention], mark: str) -> str:
     if not mentions:
         return text
@@ -186,8 +333,11 @@ def _touches(mention: Mention, hits: Sequence[Hit]) -> bool:
 
 
 def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:
+    covered = bytearray(len(masked) + 1)
+    for hit in explained:
+        covered[hit.start : hit.end] = b"\x01" * (hit.end - hit.start)
     for index, ch in enumerate(masked):
-        if ch.isdigit() and not any(h.start <= index < h.end for h in explained):
+        if ch.isdigit() and not covered[index]:
             end = index
             while end < len(masked) and (masked[end].isdigit() or masked[end] == "."):
                 end += 1

@@ -2,7 +2,7 @@
 
 ``attributes.json`` gives the attribute ids, their kinds, the constraint keys each attribute
 allows and the synonyms and surface forms the business listed; ``semantic_lexicon.json``
-adds how shoppers actually write (colloquial phrasings, abbreviations, typos, measure
+adds how shoppers actually write (colloquial phrasings, abbreviations, measure
 words, value patterns such as ``88W`` or ``6.7寸``). Both arrive as plain mappings; this
 module only reshapes them into labelled phrase lists.
 
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.core.semantic.normalise import TextNormaliser
+from services.core.semantic.spelling import SpellingCorrector
 
 UNSUPPORTED = "_unsupported"
 _ANNOTATED = re.compile(r"^(?P<phrase>.+?)\s*[((](?P<note>[^()()]+)[))]\s*$")
@@ -82,11 +83,13 @@ class SlotLexicon:
     constraint_patterns: tuple[tuple[str, str], ...]
     constraint_hints: tuple[tuple[str, str], ...]
     dominance: Mapping[str, frozenset[str]]
-    typos: Mapping[str, str]
     brands: Mapping[str, tuple[str, ...]]
     name_synonyms: tuple[tuple[str, ...], ...]
     filler_tokens: tuple[str, ...]
     series_words: tuple[str, ...]
+    category_words: Mapping[str, str]
+    negations: tuple[str, ...]
+    variant_nicknames: Mapping[str, tuple[str, ...]]
     store_variants: Mapping[str, frozenset[str]]
     normaliser: TextNormaliser
 
@@ -97,15 +100,28 @@ class SlotLexicon:
         lexicon_doc: Mapping[str, Any],
         store_policies: Mapping[str, Any],
         extra_words: Iterable[str] = (),
+        name_words: Iterable[str] = (),
+        common_words: Mapping[str, int] | None = None,
+        english_words: Mapping[str, int] | None = None,
+        spec_units: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
     ) -> SlotLexicon:
-        typos = {str(k): str(v) for k, v in lexicon_doc.get("typos", {}).items()}
         brands = {
             str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
         }
         series_words = tuple(str(w) for w in lexicon_doc.get("series_words", ()))
-        normaliser = TextNormaliser(
-            typos, series_words, (*_raw_phrases(attributes_doc, lexicon_doc), *extra_words)
+        raw = (*_raw_phrases(attributes_doc, lexicon_doc), *extra_words)
+        spelling = SpellingCorrector(
+            (*raw, *(str(k) for k in lexicon_doc.get("category_words", {}))),
+            (
+                *name_words,
+                *series_words,
+                *(w for ws in brands.values() for w in ws),
+                *(str(w) for g in lexicon_doc.get("name_synonyms", ()) for w in g),
+            ),
+            common_words,
+            english_words,
         )
+        normaliser = TextNormaliser(series_words, raw, spelling)
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}
 
@@ -144,6 +160,7 @@ class SlotLexicon:
                 regex, cats = _pattern_entry(entry)
                 patterns.append((regex, _with_categories(f"#{attr_id}", cats)))
 
+        patterns.extend(_unit_patterns(spec_units or {}, lexicon_doc.get("units", {}), normaliser))
         c_phrases: list[tuple[str, str]] = []
         c_patterns: list[tuple[str, str]] = []
         hints: list[tuple[str, str]] = []
@@ -179,13 +196,18 @@ class SlotLexicon:
             constraint_patterns=tuple(c_patterns),
             constraint_hints=tuple(hints),
             dominance=dominance,
-            typos=typos,
             brands=brands,
             name_synonyms=tuple(
                 tuple(str(p) for p in group) for group in lexicon_doc.get("name_synonyms", ())
             ),
             filler_tokens=tuple(str(t) for t in lexicon_doc.get("filler_tokens", ())),
             series_words=series_words,
+            category_words=category_words,
+            negations=tuple(norm(str(n)) for n in lexicon_doc.get("negations", ())),
+            variant_nicknames={
+                str(k): tuple(str(a) for a in v)
+                for k, v in lexicon_doc.get("variant_nicknames", {}).items()
+            },
             store_variants=store_variants,
             normaliser=normaliser,
         )
@@ -193,6 +215,38 @@ class SlotLexicon:
     def all_phrases(self) -> Sequence[str]:
         """Every literal phrase, to prime the word segmenter."""
         return [p for p, _ in (*self.attribute_phrases, *self.constraint_phrases)]
+
+
+def _unit_patterns(
+    spec_units: Mapping[str, Mapping[str, frozenset[str]]],
+    unit_forms: Mapping[str, Sequence[str]],
+    normaliser: TextNormaliser,
+) -> list[tuple[str, str]]:
+    """Value cues typed by the catalog's own units: "5000毫安" is a battery capacity because
+    the catalog gives battery capacities in mAh. ``spec_units``: unit → attribute →
+    categories whose specs use it. Within a category, a unit used by two attributes is
+    no cue for either."""
+    owners: dict[tuple[str, str], set[str]] = {}
+    for unit, by_attribute in spec_units.items():
+        for attribute, categories in by_attribute.items():
+            for category in categories:
+                owners.setdefault((unit, category), set()).add(attribute)
+    out: list[tuple[str, str]] = []
+    for unit, by_attribute in sorted(spec_units.items()):
+        forms = sorted(
+            {normaliser.normalise(str(f)) for f in unit_forms.get(unit, ())} - {""},
+            key=lambda f: (-len(f), f),
+        )
+        if not forms:
+            continue
+        regex = (
+            r"(?<![\d.])\d+(?:\.\d+)?\s*(?:" + "|".join(re.escape(f) for f in forms) + r")(?![a-z])"
+        )
+        for attribute, categories in sorted(by_attribute.items()):
+            sole = sorted(c for c in categories if owners[(unit, c)] == {attribute})
+            if sole:
+                out.append((regex, _with_categories(f"#{attribute}", sole)))
+    return out
 
 
 def _raw_phrases(attributes_doc: Mapping[str, Any], lexicon_doc: Mapping[str, Any]) -> list[str]:

@@ -1,7 +1,8 @@
 """Text normalisation shared by every matcher.
 
 One canonical form: Unicode NFKC (full-width letters, digits and punctuation become
-half-width), lower case, common shopper typos fixed, Chinese numerals turned into digits
+half-width), lower case, misspellings repaired against the vocabulary (``spelling.py``: homophones,
+edit distance), Chinese numerals turned into digits
 where they name a model or a measure (苹果十五 → 苹果15, 第二代 → 2代, 四十一毫米 → 41毫米)
 and whitespace collapsed. Numerals in ordinary words (三星, 一加, 一次, 三电) are kept:
 they are not numbers there, which is why a blind converter is not used.
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+
+from services.core.semantic.spelling import SpellingCorrector
 
 _CN_DIGITS = {
     "零": 0,
@@ -65,22 +68,19 @@ def parse_chinese_numeral(run: str) -> int | None:
 
 
 class TextNormaliser:
-    """Normalises questions; built once from the lexicon's typo table and series words."""
+    """Normalises questions; built once from the vocabulary and the series words."""
 
-    __slots__ = ("_protected", "_series_words", "_typo_pattern", "_typos")
+    __slots__ = ("_context", "_protected", "_series_words", "_spelling")
 
     def __init__(
         self,
-        typos: Mapping[str, str],
         series_words: Iterable[str],
         protected_words: Iterable[str] = (),
+        spelling: SpellingCorrector | None = None,
     ) -> None:
-        self._typos = {k.lower(): v.lower() for k, v in typos.items()}
-        ordered = sorted(self._typos, key=len, reverse=True)
-        self._typo_pattern = (
-            re.compile("|".join(re.escape(t) for t in ordered)) if ordered else None
-        )
+        self._spelling = spelling
         self._series_words = tuple(sorted({w.lower() for w in series_words if w}, key=len))
+        self._context = 8 + max((len(w) for w in self._series_words), default=0)
         # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
         self._protected = tuple(
             sorted(
@@ -90,8 +90,8 @@ class TextNormaliser:
 
     def normalise(self, text: str) -> str:
         out = unicodedata.normalize("NFKC", text).lower()
-        if self._typo_pattern is not None:
-            out = self._typo_pattern.sub(lambda m: self._typos[m.group(0)], out)
+        if self._spelling is not None:
+            out = self._spelling.correct(out)
         if _CN_NUMERAL_RUN.search(out):
             out = _CN_NUMERAL_RUN.sub(self._convert_numeral, out)
         out = _ORDINAL_GENERATION.sub(r" \1代", out)
@@ -103,8 +103,10 @@ class TextNormaliser:
         text = match.string
         if text.startswith(self._protected, match.start()):
             return run
-        before = text[: match.start()].rstrip()
-        after = text[match.end() :].lstrip()
+        # Context words are short: a bounded window keeps normalisation linear.
+        window = self._context
+        before = text[max(0, match.start() - window) : match.start()].rstrip()
+        after = text[match.end() : match.end() + window].lstrip()
         in_model_context = (
             (before and before[-1].isascii() and before[-1].isalpha())
             or before.endswith("第")

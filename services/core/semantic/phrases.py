@@ -9,6 +9,7 @@ Chinese phrases must sit on jieba word boundaries.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -31,14 +32,35 @@ class Hit:
         return self.start < other.end and other.start < self.end
 
 
+#: English inflections a phrase's last word may carry ("repair" in "repaired", "return"
+#: in "returns"): a fact of the language, not a list of sentences.
+_INFLECTIONS = ("ing", "ed", "es", "s", "d")
+
+
+def _inflected(text: str, end: int) -> bool:
+    for suffix in _INFLECTIONS:
+        if text.startswith(suffix, end):
+            after = text[end + len(suffix) : end + len(suffix) + 1]
+            if not (after.isascii() and after.isalpha()):
+                return True
+    return False
+
+
 def _clear_edges(text: str, start: int, end: int) -> bool:
-    """A Latin phrase must not touch other letters, a number must not touch digits."""
+    """A Latin phrase must not touch other letters (an English inflection of its last word
+    aside), a number must not touch digits."""
     first, last = text[start], text[end - 1]
     before = text[start - 1] if start > 0 else ""
     after = text[end] if end < len(text) else ""
     if first.isascii() and first.isalpha() and before.isascii() and before.isalpha():
         return False
-    if last.isascii() and last.isalpha() and after.isascii() and after.isalpha():
+    if (
+        last.isascii()
+        and last.isalpha()
+        and after.isascii()
+        and after.isalpha()
+        and not (end - start >= 4 and _inflected(text, end))
+    ):
         return False
     if first.isdigit() and (before.isdigit() or before == "."):
         return False
@@ -115,17 +137,48 @@ def _on_word(phrase: str, start: int, end: int, boundaries: frozenset[int]) -> b
 
 
 def strip_inside(hits: Sequence[Hit], spans: Sequence[tuple[int, int]]) -> list[Hit]:
-    """Hits not lying wholly inside any of ``spans``."""
-    return [h for h in hits if not any(h.inside(s, e) for s, e in spans)]
+    """Hits not lying wholly inside any of ``spans`` (O((h + s) log s))."""
+    if not spans:
+        return list(hits)
+    ordered = sorted(spans)
+    starts = [s for s, _ in ordered]
+    reach: list[int] = []  # furthest end among the spans starting at or before each one
+    furthest = -1
+    for _, end in ordered:
+        furthest = max(furthest, end)
+        reach.append(furthest)
+    kept = []
+    for hit in hits:
+        index = bisect_right(starts, hit.start) - 1
+        if index < 0 or reach[index] < hit.end:
+            kept.append(hit)
+    return kept
 
 
 def outermost(hits: Sequence[Hit]) -> list[Hit]:
-    """Drop hits lying inside a strictly longer hit ("how much" inside "how much storage")."""
-    return [
-        h
-        for h in hits
-        if not any(
-            o is not h and h.inside(o.start, o.end) and (o.end - o.start) > (h.end - h.start)
-            for o in hits
-        )
-    ]
+    """Drop hits lying inside a strictly longer hit ("how much" inside "how much storage").
+
+    A sweep by start (longest first): a hit is inside a longer one exactly when an
+    earlier, different span reaches at least as far. O(h log h).
+    """
+    order = sorted(range(len(hits)), key=lambda i: (hits[i].start, -hits[i].end))
+    inside: set[int] = set()
+    furthest = -1
+    position = 0
+    while position < len(order):
+        span = (hits[order[position]].start, hits[order[position]].end)
+        group_end = position
+        while (
+            group_end < len(order)
+            and (
+                hits[order[group_end]].start,
+                hits[order[group_end]].end,
+            )
+            == span
+        ):
+            group_end += 1
+        if furthest >= span[1]:
+            inside.update(order[position:group_end])
+        furthest = max(furthest, span[1])
+        position = group_end
+    return [h for i, h in enumerate(hits) if i not in inside]

@@ -42,6 +42,9 @@ class Mention:
     end: int
     product_id: str | None = None
     reason: str = ""
+    #: Named through the grammar (a variant nickname or letter, brand + model tail), not
+    #: a listed alias: the second reader can only check its family.
+    derived: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +92,8 @@ class ProductMatcher:
         suffix_exceptions: Iterable[str] = (),
         non_name_patterns: Iterable[str] = (),
         adjective_suffixes: Iterable[str] = (),
+        category_words: Mapping[str, str] | None = None,
+        variant_nicknames: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self._normaliser = normaliser
         self._categories = {e.product_id: e.category for e in entries}
@@ -152,6 +157,7 @@ class ProductMatcher:
         for key, ids in aliases.items():
             for product_id in ids:
                 _trie_insert(self._alias_trie, key, product_id)
+        self._build_grammar(entries, aliases, category_words or {}, variant_nicknames or {})
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
         # "macbook air"), plus every brand word. A head followed by a model number that
@@ -190,6 +196,150 @@ class ProductMatcher:
             )
             for brand in {e.brand for e in entries} | set(brand_words)
         }
+        self._foreign_window = 2 + max(
+            (len(w) for ws in self._foreign_words.values() for w in ws), default=0
+        )
+
+    def _build_grammar(
+        self,
+        entries: Sequence[CatalogEntry],
+        aliases: Mapping[tuple[str, ...], set[str]],
+        category_words: Mapping[str, str],
+        variant_nicknames: Mapping[str, Sequence[str]],
+    ) -> None:
+        """The product-name grammar beyond literal aliases, all derived from the data.
+
+        - *model tails*: the part of an alias from its model number on ("60 pro" of
+          "mate 60 pro", "pro 3" of "freebuds pro 3") when a series word of two or more
+          letters precedes it, so "brand [category word] tail" names the product when
+          exactly one product of that brand (and category) has that tail;
+        - *variant letters*: the initial of a variant word, when no other variant word
+          shares it ("s24u" = "s24 ultra"; "p" is pro or plus, so it stays unknown);
+        - *variant nicknames* from the lexicon (大杯 → pro | plus, 超大杯 → pro max | ultra).
+        """
+
+        def key_of(phrase: str) -> tuple[str, ...]:
+            return tuple(t.text for t in self.tokeniser.tokens(self._normaliser.normalise(phrase)))
+
+        self._category_keys = {
+            key: category for word, category in category_words.items() if (key := key_of(word))
+        }
+        variant_words = {t for k in self._suffix_keys for t in k}
+        tails: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+        brand_of = {e.product_id: e.brand for e in entries}
+        for key, ids in aliases.items():
+            for cut in range(1, len(key)):
+                if not key[cut][:1].isdigit():
+                    continue
+                before = key[cut - 1]
+                if not (len(before) >= 2 or not before.isascii()):
+                    break
+                if any(t[:1].isdigit() for t in key[:cut]):
+                    break
+                for product_id in ids:
+                    tail = key[cut:]
+                    # "pro 3" without its "pro" names another model (FreeBuds 3): a bare
+                    # tail only when the dropped word is a series word, not a variant.
+                    if not any(before.endswith(v) for v in variant_words if len(v) >= 2):
+                        tails.setdefault((brand_of[product_id], tail), set()).add(product_id)
+                    # "freebuds pro 3": the words right before the number belong too
+                    for back in range(cut - 1, 0, -1):
+                        if key[back][:1].isdigit():
+                            break
+                        tails.setdefault((brand_of[product_id], key[back:]), set()).add(product_id)
+                break
+        self._tails = {k: frozenset(v) for k, v in tails.items()}
+        self._tail_lengths = sorted({len(t) for _, t in tails}, reverse=True)
+        # Variant words the catalog uses right after a model number ("15 pro", "s24 ultra");
+        # a letter stands for one only when no other variant word (catalog or policy
+        # suffixes) starts with it and it is no variant of its own ("15e").
+        catalog_variants = {
+            key[i + 1]
+            for key in aliases
+            for i in range(len(key) - 1)
+            if key[i][:1].isdigit() and key[i + 1].isascii() and key[i + 1].isalpha()
+        }
+        suffix_words = {t for k in self._suffix_keys for t in k if t.isascii() and t.isalpha()}
+        initials: dict[str, set[str]] = {}
+        for word in {*catalog_variants, *suffix_words}:
+            if len(word) >= 3:
+                initials.setdefault(word[0], set()).add(word)
+        self._variant_letters = {
+            letter: word
+            for letter, words in initials.items()
+            if len(words) == 1
+            and (word := next(iter(words))) in catalog_variants
+            and letter not in suffix_words
+        }
+        self._nicknames = sorted(
+            (
+                (key_of(nickname), tuple(key_of(a) for a in alternatives))
+                for nickname, alternatives in variant_nicknames.items()
+                if key_of(nickname)
+            ),
+            key=lambda item: -len(item[0]),
+        )
+
+    def _exact(self, key: Sequence[str]) -> frozenset[str]:
+        node: TokenTrie | frozenset[str] = self._alias_trie
+        for token in key:
+            assert isinstance(node, dict)
+            child = node.get(token)
+            if child is None:
+                return frozenset()
+            node = child
+        assert isinstance(node, dict)
+        found = node.get(_END)
+        return found if isinstance(found, frozenset) else frozenset()
+
+    def _variant_after(
+        self, tokens: Sequence[Token], start: int, end: int
+    ) -> tuple[int, frozenset[str]] | None:
+        """A variant nickname or letter right after the name tokens[start:end]:
+        (index past it, the products the name + variant names)."""
+        if end >= len(tokens) or not tokens[end].adjacent:
+            return None
+        name = [t.text for t in tokens[start:end] if t.text not in self._filler]
+        for nickname, alternatives in self._nicknames:
+            if _starts_with(tokens, end, nickname):
+                found = frozenset().union(*(self._exact([*name, *alt]) for alt in alternatives))
+                return end + len(nickname), found
+        nxt = tokens[end]
+        if (
+            tokens[end - 1].is_number
+            and nxt.attached
+            and nxt.is_latin
+            and len(nxt.text) == 1
+            and nxt.text in self._variant_letters
+            and not _glued_number(tokens, end + 1)
+        ):
+            return end + 1, self._exact([*name, self._variant_letters[nxt.text]])
+        return None
+
+    def _tail_after_brand(
+        self, tokens: Sequence[Token], brand: str, end: int
+    ) -> tuple[int, frozenset[str]] | None:
+        """ "华为60 pro", "华为手表4", "苹果耳机pro 2": brand [category word] model tail."""
+        index = end
+        category: str | None = None
+        for key, cat in self._category_keys.items():
+            if _starts_with(tokens, index, key):
+                category, index = cat, index + len(key)
+                break
+        if index >= len(tokens) or not tokens[index].adjacent:
+            return None
+        for length in self._tail_lengths:
+            tail = tuple(t.text for t in tokens[index : index + length])
+            if len(tail) != length or not all(t.adjacent for t in tokens[index : index + length]):
+                continue
+            ids = self._tails.get((brand, tail))
+            if ids is None:
+                continue
+            if category is not None:
+                ids = frozenset(i for i in ids if self._categories[i] == category)
+            if ids:
+                return index + length, ids
+        return None
 
     def category_of(self, product_id: str) -> str:
         return self._categories[product_id]
@@ -205,6 +355,20 @@ class ProductMatcher:
             found = self._walk(self._alias_trie, tokens, index)
             if found is not None:
                 end, ids = found
+                variant = self._variant_after(tokens, index, end) if len(ids) == 1 else None
+                derived = variant is not None
+                if variant is not None:
+                    end, ids = variant
+                    if not ids:
+                        unknown.append(
+                            Mention(
+                                tokens[index].start,
+                                tokens[end - 1].end,
+                                reason="variant we do not sell",
+                            )
+                        )
+                        index = end
+                        continue
                 start_char, end_char = tokens[index].start, tokens[end - 1].end
                 suffix_end = self._suffix_end(tokens, end)
                 if len(ids) != 1:
@@ -223,12 +387,17 @@ class ProductMatcher:
                             Mention(start_char, end_char, reason="another brand's model")
                         )
                     else:
-                        products.append(Mention(start_char, end_char, product_id))
+                        products.append(Mention(start_char, end_char, product_id, derived=derived))
                 index = end
                 continue
             head = self._walk(self._head_trie, tokens, index)
             if head is not None:
                 end, labels = head
+                named = self._brand_tail(tokens, index, end, labels)
+                if named is not None:
+                    mention, index = named
+                    (products if mention.product_id else unknown).append(mention)
+                    continue
                 model_end = self._model_number_end(tokens, index, end)
                 if model_end is not None and self._is_value(text, tokens, index, model_end):
                     model_end = None
@@ -254,6 +423,31 @@ class ProductMatcher:
                     continue
             index += 1
         return ProductScan(tuple(products), tuple(unknown), tuple(brands))
+
+    def _brand_tail(
+        self, tokens: Sequence[Token], start: int, end: int, labels: frozenset[str]
+    ) -> tuple[Mention, int] | None:
+        brands = [label[6:] for label in labels if label.startswith("brand:")]
+        if len(brands) != 1:
+            return None
+        found = self._tail_after_brand(tokens, brands[0], end)
+        if found is None:
+            return None
+        tail_end, ids = found
+        variant = self._variant_after(tokens, start, tail_end) if len(ids) == 1 else None
+        if variant is not None:
+            tail_end, ids = variant[0], frozenset()  # "华为60大杯": too far from any alias
+        start_char, end_char = tokens[start].start, tokens[tail_end - 1].end
+        suffix_end = self._suffix_end(tokens, tail_end)
+        if len(ids) != 1:
+            return Mention(start_char, end_char, reason="ambiguous name"), tail_end
+        if suffix_end > tail_end:
+            return (
+                Mention(start_char, tokens[suffix_end - 1].end, reason="variant we do not sell"),
+                suffix_end,
+            )
+        (product_id,) = ids
+        return Mention(start_char, end_char, product_id, derived=True), tail_end
 
     def _walk(
         self, trie: TokenTrie, tokens: Sequence[Token], start: int
@@ -342,7 +536,7 @@ class ProductMatcher:
             return True  # "k15 pro" is not "15 pro"
         if self._size_before(tokens, index):
             return True  # "15英寸MacBook Air M3": a size the catalog's names do not carry
-        before = text[: first.start].rstrip()
+        before = text[max(0, first.start - self._foreign_window) : first.start].rstrip()
         if not before:
             return False
         for word in self._foreign_words.get(self._brand_of[product_id], ()):
@@ -367,6 +561,10 @@ class ProductMatcher:
     def _is_value(self, text: str, tokens: Sequence[Token], start: int, end: int) -> bool:
         span = text[tokens[start].start : tokens[end - 1].end]
         return any(p.fullmatch(span) for p in self._non_names)
+
+
+def _glued_number(tokens: Sequence[Token], index: int) -> bool:
+    return index < len(tokens) and tokens[index].attached and tokens[index].is_number
 
 
 def _starts_with(tokens: Sequence[Token], index: int, key: Sequence[str]) -> bool:

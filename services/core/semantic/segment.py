@@ -17,12 +17,16 @@ import jieba
 class WordSegmenter:
     """A private jieba tokenizer, initialised once and quietly."""
 
-    __slots__ = ("_tokenizer",)
+    __slots__ = ("_tokenizer", "general_frequencies")
 
-    def __init__(self, user_words: Iterable[str]) -> None:
+    def __init__(self, user_words: Iterable[str] = ()) -> None:
         jieba.setLogLevel(logging.WARNING)
         self._tokenizer = jieba.Tokenizer()
         self._tokenizer.initialize()
+        self.general_frequencies: dict[str, int] = dict(self._tokenizer.FREQ)
+        self.add_words(user_words)
+
+    def add_words(self, user_words: Iterable[str]) -> None:
         for word in sorted(set(user_words)):
             if word.strip():
                 # A high frequency makes jieba prefer the lexicon's words.

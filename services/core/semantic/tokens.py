@@ -19,6 +19,9 @@ _TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)?|[\u3400-\u9fff]|\+")
 _GENERATION_WORD = "代"
 # Characters that join the parts of one name ("14-inch", "dm-i") like a space does.
 _JOINERS = " \t-_·()[]"
+# Longest Latin run that may be a compound of name words ("airpodspromax"); longer runs
+# are kept whole.
+_MAX_COMPOUND = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,13 +46,14 @@ class Token:
 class Tokeniser:
     """Splits normalised text into name tokens, with a vocabulary for compound words."""
 
-    __slots__ = ("_fuzzy_targets", "_splits", "_vocabulary")
+    __slots__ = ("_fuzzy_targets", "_longest", "_splits", "_vocabulary")
 
     def __init__(self, vocabulary: Iterable[str]) -> None:
         self._vocabulary = frozenset(w for w in vocabulary if len(w) >= 2 and w.isalpha())
         # Only long, distinctive name words are typo-corrected: short ones (apple, model,
         # watch) are one edit away from ordinary English words (apply, modes, match).
         self._fuzzy_targets = tuple(sorted(w for w in self._vocabulary if len(w) >= 6))
+        self._longest = max((len(w) for w in self._vocabulary), default=0)
         self._splits: dict[str, tuple[str, ...]] = {}
 
     def tokens(self, text: str) -> list[Token]:
@@ -80,11 +84,13 @@ class Tokeniser:
         return out
 
     def _split(self, word: str) -> tuple[str, ...]:
-        if word in self._vocabulary or len(word) < 4:
+        if word in self._vocabulary or len(word) < 4 or len(word) > _MAX_COMPOUND:
+            # A compound of name words is a few words long; a longer run is no name, and
+            # skipping it keeps the cost linear in the question's length.
             return (word,)
         cached = self._splits.get(word)
         if cached is None:
-            cached = _segment(word, self._vocabulary) or self._correct(word)
+            cached = _segment(word, self._vocabulary, self._longest) or self._correct(word)
             if len(self._splits) < 50_000:
                 self._splits[word] = cached
         return cached
@@ -102,17 +108,31 @@ class Tokeniser:
         return (str(found[0]),)
 
 
-def _segment(word: str, vocabulary: frozenset[str]) -> tuple[str, ...] | None:
-    """Split ``word`` entirely into vocabulary words (fewest pieces), or ``None``."""
-    best: list[tuple[str, ...] | None] = [None] * (len(word) + 1)
-    best[0] = ()
-    for end in range(2, len(word) + 1):
-        for start in range(0, end - 1):
-            head = best[start]
-            piece = word[start:end]
-            if head is not None and piece in vocabulary:
-                candidate = (*head, piece)
-                current = best[end]
-                if current is None or len(candidate) < len(current):
-                    best[end] = candidate
-    return best[len(word)]
+def _segment(word: str, vocabulary: frozenset[str], longest: int) -> tuple[str, ...] | None:
+    """Split ``word`` entirely into vocabulary words (fewest pieces), or ``None``.
+
+    Dynamic programming over end positions with back-pointers; a piece is at most
+    ``longest`` letters, so the cost is O(len(word) * longest).
+    """
+    size = len(word)
+    pieces: list[int | None] = [None] * (size + 1)  # fewest pieces to cover word[:i]
+    back = [0] * (size + 1)
+    pieces[0] = 0
+    for end in range(2, size + 1):
+        for start in range(max(0, end - longest), end - 1):
+            head = pieces[start]
+            if head is None or word[start:end] not in vocabulary:
+                continue
+            current = pieces[end]
+            if current is None or head + 1 < current:
+                pieces[end] = head + 1
+                back[end] = start
+    if pieces[size] is None:
+        return None
+    out: list[str] = []
+    end = size
+    while end > 0:
+        start = back[end]
+        out.append(word[start:end])
+        end = start
+    return tuple(reversed(out))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
-from services.core.catalog import catalog_from_dict
+from services.adapters.catalog_files import load_catalog
 from services.core.prompt import (
     IM_END,
     IM_START,
@@ -44,7 +44,7 @@ def demo_corpus(data_dir: Path = DEMO_DATA_DIR) -> Iterator[str]:
     for template in sop.templates:
         yield template.text
         yield from template.phrases
-    products = catalog_from_dict(json.loads((data_dir / "catalog.json").read_text("utf-8")))
+    products = load_catalog(data_dir).products
     for product in products:
         yield render_facts_block(product)
         for attribute in sorted(product.specs):

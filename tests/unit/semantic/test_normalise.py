@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from services.core.semantic.normalise import TextNormaliser, parse_chinese_numeral
+from services.core.semantic.spelling import SpellingCorrector
 
 
 @pytest.mark.parametrize(
@@ -23,7 +24,9 @@ def test_chinese_numerals(run: str, value: int) -> None:
 
 @pytest.fixture(scope="module")
 def normaliser() -> TextNormaliser:
-    return TextNormaliser({"冲电": "充电"}, ["苹果", "小米"], ["三电质保", "七天无理由"])
+    return TextNormaliser(
+        ["苹果", "小米"], ["三电质保", "七天无理由"], SpellingCorrector(["充电", "苹果", "小米"])
+    )
 
 
 @pytest.mark.parametrize(

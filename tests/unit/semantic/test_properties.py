@@ -72,8 +72,9 @@ def questions(
 def test_most_alias_questions_get_their_product(
     semantic_data: SemanticData, questions: list[tuple[str, str, str]]
 ) -> None:
-    # Every catalog alias, followed by a plain attribute, names its own product.
-    assert len(questions) == len(_aliases(semantic_data.catalog)) * len(ATTRIBUTE_TAILS)
+    # Catalog aliases followed by a plain attribute name their own product; the second
+    # reader vetoes a few (电池容量 of a watch, whose spec is battery life).
+    assert len(questions) >= 0.95 * len(_aliases(semantic_data.catalog)) * len(ATTRIBUTE_TAILS)
     for product, text, cid in questions:
         assert cid.split("|", 1)[0] == product, text
 

@@ -1,0 +1,273 @@
+"""A second, independent reader: character n-gram classifiers for product and attribute.
+
+The rule extractor reads a question through a name grammar, a segmenter and cue tables.
+This reader knows none of that: a name-containment score and a multinomial naive
+Bayes classifier over character 1–3-grams of the normalised question, trained at
+construction on questions *generated* from the catalog's names and the attribute
+vocabulary (every applicable attribute's synonyms in templates with product names and
+constraint words; never the labelled query sets). A fingerprint
+is used only when this reader agrees with the rule extractor: the product must be the one
+whose catalog name is most fully contained in the question (character trigrams), and the
+attribute among the classifier's three best. Two readers that fail differently rarely
+agree on the same wrong answer.
+
+Deterministic (a fixed template order, no randomness), pure, and fast: a question costs
+a few dictionary look-ups per n-gram and class (≈ 0.1 ms).
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+_ORDERS = (1, 2, 3)
+#: The rules' attribute must be among the reader's best three: the n-gram reader cannot
+#: tell near-synonyms apart ("price" / "price protection"), but an attribute it ranks
+#: lower than that is one it sees no sign of.
+ATTRIBUTE_TOP = 3
+_FRAMES_PER_FORM = 12
+_SMOOTHING = 0.1
+
+# Question frames of both languages, so function words and particles (能…吗, can I, do
+# you) occur evenly in every attribute's examples and decide none.
+_ZH_TEMPLATES = (
+    "{n}{a}",
+    "{n}的{a}",
+    "请问{n}{a}",
+    "{a}{n}",
+    "{n}{a}是多少",
+    "{n}能{a}吗",
+    "{n}可以{a}吗",
+    "{n}{a}吗",
+    "{n}{a}怎么样",
+    "你们{a}吗",
+)
+_EN_TEMPLATES = (
+    "{n} {a}",
+    "what is the {a} of the {n}",
+    "{a} of {n}?",
+    "{n} {a}?",
+    "can i {a} the {n}?",
+    "do you {a} for the {n}",
+    "is there {a} on the {n}",
+    "how about the {a} of the {n}",
+)
+
+
+def _grams(text: str) -> Counter[str]:
+    text = f" {unicodedata.normalize('NFKC', text).lower()} "
+    size = len(text)
+    out = Counter([text[i : i + n] for n in _ORDERS for i in range(size - n + 1)])
+    for blank in _BLANKS:
+        out.pop(blank, None)
+    return out
+
+
+_BLANKS = tuple(" " * n for n in _ORDERS)
+
+
+class _NaiveBayes:
+    __slots__ = ("_classes", "_default", "_delta", "_ignored", "_prior")
+
+    def __init__(
+        self, examples: Iterable[tuple[str, str]], ignored: frozenset[str] = frozenset()
+    ) -> None:
+        self._ignored = ignored
+        counts: dict[str, Counter[str]] = {}
+        docs: Counter[str] = Counter()
+        vocabulary: set[str] = set()
+        for text, label in examples:
+            grams = self._grams(text)
+            counts.setdefault(label, Counter()).update(grams)
+            docs[label] += 1
+            vocabulary.update(grams)
+        self._classes = tuple(sorted(counts))
+        total_docs = sum(docs.values())
+        size = len(vocabulary) + 1
+        # Uniform priors: how many synonyms the vocabulary lists for an attribute says
+        # nothing about how often it is asked.
+        self._prior = {c: 0.0 for c in self._classes}
+        del total_docs
+        totals = {c: sum(counts[c].values()) for c in self._classes}
+        # log P(g | c) = default_c + delta[g][c]: unseen grams cost only the default.
+        self._default = {
+            c: math.log(_SMOOTHING / (totals[c] + _SMOOTHING * size)) for c in self._classes
+        }
+        delta: dict[str, dict[str, float]] = {}
+        for c in self._classes:
+            denominator = totals[c] + _SMOOTHING * size
+            for gram, count in counts[c].items():
+                seen = math.log((count + _SMOOTHING) / denominator)
+                delta.setdefault(gram, {})[c] = seen - self._default[c]
+        self._delta = delta
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self._classes
+
+    def _grams(self, text: str) -> Counter[str]:
+        grams = _grams(text)
+        for gram in self._ignored & grams.keys():
+            del grams[gram]
+        return grams
+
+    def ranking(self, text: str) -> list[tuple[str, float]]:
+        grams = self._grams(text)
+        known = [(self._delta[g], k) for g, k in grams.items() if g in self._delta]
+        # Grams no class has seen say nothing; counting them would favour small classes.
+        length = sum(k for _, k in known)
+        scores = {c: self._prior[c] + self._default[c] * length for c in self._classes}
+        for deltas, k in known:
+            for c, d in deltas.items():
+                scores[c] += d * k
+        return sorted(scores.items(), key=lambda item: -item[1])
+
+    def best(self, text: str) -> str:
+        return self.ranking(text)[0][0]
+
+
+def _squeezed(text: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", text).lower().split())
+
+
+def _trigrams(text: str) -> frozenset[str]:
+    if len(text) < 3:
+        return frozenset({text}) if text else frozenset()
+    return frozenset(text[i : i + 3] for i in range(len(text) - 2))
+
+
+class _NameContainment:
+    """Which product's name the question contains (spaces removed): the products of the
+    names found verbatim that lie inside no longer name found ("iphone15" inside
+    "iphone15pro" does not count); without any, the names most fully covered by the
+    question's character trigrams (ties go to the name with more trigrams found)."""
+
+    __slots__ = ("_by_gram", "_names", "_squeezed_names")
+
+    def __init__(self, products: Sequence[tuple[str, Sequence[str]]]) -> None:
+        self._names: list[tuple[str, int]] = []
+        self._squeezed_names: list[tuple[str, str]] = []
+        by_gram: dict[str, list[int]] = {}
+        for product_id, names in products:
+            for name in names:
+                squeezed = _squeezed(name)
+                grams = _trigrams(squeezed)
+                if not grams:
+                    continue
+                self._squeezed_names.append((squeezed, product_id))
+                index = len(self._names)
+                self._names.append((product_id, len(grams)))
+                for gram in grams:
+                    by_gram.setdefault(gram, []).append(index)
+        self._by_gram = by_gram
+
+    def _verbatim(self, text: str) -> frozenset[str]:
+        spans: list[tuple[int, int, str]] = []
+        for name, product_id in self._squeezed_names:
+            start = text.find(name)
+            while start >= 0:
+                spans.append((start, start + len(name), product_id))
+                start = text.find(name, start + 1)
+        return frozenset(
+            p
+            for s, e, p in spans
+            if not any(s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, _ in spans)
+        )
+
+    def best(self, text: str) -> tuple[frozenset[str], float]:
+        verbatim = self._verbatim(_squeezed(text))
+        if verbatim:
+            return verbatim, 1.0
+        found: Counter[int] = Counter()
+        for gram in _trigrams(_squeezed(text)):
+            for index in self._by_gram.get(gram, ()):
+                found[index] += 1
+        best_key = (0.0, 0)
+        winners: set[str] = set()
+        for index, count in found.items():
+            product_id, size = self._names[index]
+            key = (round(count / size, 6), count)
+            if key > best_key:
+                best_key, winners = key, {product_id}
+            elif key == best_key:
+                winners.add(product_id)
+        return frozenset(winners), best_key[0]
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderVerdict:
+    product: str | None
+    attribute: str | None
+    agrees: bool
+
+
+class NgramReader:
+    """Product and attribute classifiers trained on questions generated from the data."""
+
+    __slots__ = ("_attribute", "_family", "_product", "training_questions")
+
+    def __init__(
+        self,
+        products: Sequence[tuple[str, str, str, Sequence[str]]],
+        attributes: Mapping[str, tuple[frozenset[str], Sequence[str]]],
+        context_forms: Sequence[str] = (),
+    ) -> None:
+        """``products``: (id, category, brand, names); ``attributes``: id → (categories, forms);
+        ``context_forms``: constraint values and other words any question may carry,
+        spread over every attribute's examples so they decide none."""
+        self._product = _NameContainment([(p, names) for p, _, _, names in products])
+        self._family = {p: (category, brand) for p, category, brand, _ in products}
+        attribute_examples: list[tuple[str, str]] = []
+        contexts = ["", *context_forms]
+        for attr_id, (categories, attr_forms) in sorted(attributes.items()):
+            names = [
+                name
+                for product_id, category, _, product_names in products
+                if category in categories
+                for name in product_names[:2]
+            ] or [""]
+            for index, form in enumerate(attr_forms):
+                # Frames of both languages (questions mix them), cycled per form.
+                frames = (*_ZH_TEMPLATES, *_EN_TEMPLATES)
+                for offset in range(_FRAMES_PER_FORM):
+                    template = frames[(index + offset) % len(frames)]
+                    name = names[(index + offset) % len(names)]
+                    context = contexts[(index * 7 + offset) % len(contexts)]
+                    question = template.format(n=f"{name} {context}".strip(), a=form)
+                    attribute_examples.append((question, attr_id))
+                attribute_examples.append((form, attr_id))
+        # Grams of product names say nothing about the attribute: ignored on both sides.
+        name_grams = frozenset(
+            gram for _, _, _, names in products for name in names for gram in _grams(name)
+        )
+        self._attribute = _NaiveBayes(attribute_examples, name_grams)
+        self.training_questions = len(attribute_examples)
+
+    def attribute_rank(self, text: str, attribute: str) -> int:
+        ranking = [c for c, _ in self._attribute.ranking(text)]
+        return ranking.index(attribute) if attribute in ranking else len(ranking)
+
+    def read(
+        self, text: str, product: str | None, attribute: str, *, family_only: bool = False
+    ) -> ReaderVerdict:
+        """The reader's best product and attribute, and whether they agree with the rules'.
+
+        A store-wide policy question (no product) is checked on the attribute only; a
+        product the rules named through the grammar (大杯, S24U, 华为60) only on its family
+        (category and brand), which is all a name-containment reader can see there.
+        """
+        ranking = [c for c, _ in self._attribute.ranking(text)]
+        best_attribute = ranking[0]
+        attribute_agrees = attribute in ranking[:ATTRIBUTE_TOP]
+        if product is None:
+            return ReaderVerdict(None, best_attribute, attribute_agrees)
+        winners, _ = self._product.best(text)
+        product_agrees = product in winners or (
+            family_only and self._family.get(product) in {self._family.get(w) for w in winners}
+        )
+        agrees = attribute_agrees and product_agrees
+        shown = product if product in winners else ",".join(sorted(winners)) or None
+        return ReaderVerdict(shown, best_attribute, agrees)

@@ -1,0 +1,169 @@
+"""Spelling repair against the vocabulary the data files define (no typo tables).
+
+Two general mechanisms, both built at construction from the words the catalog, the
+attribute vocabulary and the lexicon use:
+
+- **Chinese homophones.** Shoppers type with pinyin input methods, so a wrong character is
+  usually one that sounds the same (冲电 for 充电, 平果 for 苹果, 多少前 for 多少钱). A run of
+  two to six Chinese characters that is neither a vocabulary word nor a common word of the
+  general dictionary (jieba's frequencies) is replaced by the vocabulary word of the same
+  length whose pinyin it shares character by character (any reading of a polyphone
+  counts: 行 is xing or hang), when at most one character (two from four) differs and
+  exactly one vocabulary word fits. Product and brand names match without tones (an input
+  method offers all tones: 华伟 → 华为); other words need the same tones (买完 mai3 never
+  becomes 卖完 mai4). pypinyin supplies the readings.
+- **Latin misspellings.** A Latin word of six or more letters that is neither a vocabulary
+  word nor a common English word (pyspellchecker's frequency list) is
+  replaced by the vocabulary word at optimal-string-alignment distance 1 (2 from eight
+  letters; transpositions count as one edit) with the same first letter, when exactly one
+  word is that close (rapidfuzz).
+
+Replacements keep the text's length for Chinese, so offsets stay meaningful.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from pypinyin import Style, lazy_pinyin, pinyin
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_LATIN_WORD = re.compile(r"[a-z]+")
+_MIN_LATIN = 6
+_MAX_CJK = 6
+_READINGS_CACHE_LIMIT = 20_000
+#: A typed word this frequent in the general dictionary is a word, not a typo.
+_COMMON_WORD_FREQUENCY = 50
+
+
+class SpellingCorrector:
+    __slots__ = (
+        "_by_first",
+        "_cjk_words",
+        "_common",
+        "_english",
+        "_latin_targets",
+        "_latin_words",
+        "_readings",
+    )
+
+    def __init__(
+        self,
+        vocabulary: Iterable[str],
+        name_words: Iterable[str] = (),
+        common_words: Mapping[str, int] | None = None,
+        english_words: Mapping[str, int] | None = None,
+    ) -> None:
+        cjk: set[str] = set()
+        latin: set[str] = set()
+        names: set[str] = set()
+        for phrase in vocabulary:
+            text = phrase.lower()
+            cjk.update(r for r in _CJK_RUN.findall(text) if 2 <= len(r) <= _MAX_CJK)
+            latin.update(_LATIN_WORD.findall(text))
+        for phrase in name_words:
+            text = phrase.lower()
+            names.update(r for r in _CJK_RUN.findall(text) if 2 <= len(r) <= _MAX_CJK)
+            latin.update(_LATIN_WORD.findall(text))
+        self._readings: dict[tuple[str, bool], frozenset[str]] = {}
+        self._cjk_words = frozenset(cjk | names)
+        self._common = common_words or {}
+        self._english = english_words or {}
+        # A vocabulary word is read as a phrase (价格 is jia4 ge2, never jie ge); a typed
+        # character may stand for any of its readings. Names match without tones (the
+        # input method offers every tone); other words need the tones too, so 买完 (mai3)
+        # never becomes 卖完 (mai4). Index: (first syllable, length).
+        by_first: dict[tuple[str, int], list[tuple[str, tuple[str, ...], bool]]] = {}
+        for word in sorted(self._cjk_words):
+            toneless = word in names
+            style = Style.NORMAL if toneless else Style.TONE3
+            syllables = tuple(lazy_pinyin(word, style=style, neutral_tone_with_five=True))
+            if len(syllables) == len(word):
+                entry = (word, syllables, toneless)
+                by_first.setdefault((syllables[0], len(word)), []).append(entry)
+        self._by_first = {k: tuple(v) for k, v in by_first.items()}
+        self._latin_words = frozenset(latin)
+        self._latin_targets = tuple(sorted(w for w in latin if len(w) >= _MIN_LATIN))
+
+    def correct(self, text: str) -> str:
+        if self._by_first:
+            text = _CJK_RUN.sub(lambda m: self._correct_run(m.group(0)), text)
+        if self._latin_targets:
+            text = _LATIN_WORD.sub(lambda m: self._correct_latin(m.group(0)), text)
+        return text
+
+    def _reading(self, char: str, toneless: bool) -> frozenset[str]:
+        found = self._readings.get((char, toneless))
+        if found is None:
+            style = Style.NORMAL if toneless else Style.TONE3
+            found = frozenset(
+                pinyin(char, style=style, heteronym=True, neutral_tone_with_five=True)[0]
+            )
+            if len(self._readings) < _READINGS_CACHE_LIMIT:
+                self._readings[(char, toneless)] = found
+        return found
+
+    def _correct_run(self, run: str) -> str:
+        chars = list(run)
+        index = 0
+        while index < len(chars) - 1:
+            keep, replacement = self._homophone_at(chars, index)
+            if replacement is not None:
+                chars[index : index + len(replacement)] = replacement
+                index += len(replacement)
+            else:
+                index += max(1, keep)
+        return "".join(chars)
+
+    def _homophone_at(self, chars: list[str], index: int) -> tuple[int, str | None]:
+        """(length of a correct vocabulary word here, or a replacement)."""
+        # Longest window first; a window that already is a vocabulary word stays.
+        for length in range(min(_MAX_CJK, len(chars) - index), 1, -1):
+            window = "".join(chars[index : index + length])
+            if window in self._cjk_words:
+                return length, None
+            if self._common.get(window, 0) >= _COMMON_WORD_FREQUENCY:
+                return length, None  # a common word of its own (接口), not a typo
+            fits = {
+                word
+                for toneless in (True, False)
+                for reading in self._reading(chars[index], toneless)
+                for word, syllables, name in self._by_first.get((reading, length), ())
+                if name is toneless and self._sounds_like(window, word, syllables, toneless)
+            }
+            if len(fits) == 1:
+                return 0, fits.pop()
+            if len(fits) > 1:
+                return 0, None  # two readings compete: leave the text alone
+        return 0, None
+
+    def _sounds_like(
+        self, window: str, word: str, syllables: tuple[str, ...], toneless: bool
+    ) -> bool:
+        differing = 0
+        for typed, meant, syllable in zip(window, word, syllables, strict=True):
+            if typed == meant:
+                continue
+            differing += 1
+            if syllable not in self._reading(typed, toneless):
+                return False
+        return 0 < differing <= (1 if len(word) < 4 else 2)
+
+    def _correct_latin(self, word: str) -> str:
+        if len(word) < _MIN_LATIN or word in self._latin_words:
+            return word
+        if self._english.get(word, 0) >= _COMMON_WORD_FREQUENCY:
+            return word  # a real English word ("different"), not a misspelt "difference"
+        limit = 2 if len(word) >= 8 else 1
+        found = process.extract(
+            word, self._latin_targets, scorer=OSA.distance, score_cutoff=limit, limit=3
+        )
+        close = [str(m[0]) for m in found if str(m[0])[0] == word[0]]
+        if not close:
+            return word
+        best = min(OSA.distance(word, c) for c in close)
+        nearest = [c for c in close if OSA.distance(word, c) == best]
+        return nearest[0] if len(nearest) == 1 else word
