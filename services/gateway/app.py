@@ -23,18 +23,13 @@ from starlette.types import Receive, Scope, Send
 from services.core.cache_control import NAMESPACE_HEADER, TTL_HEADER, parse_cache_controls
 from services.core.errors import CachecohError, StoreUnavailable
 from services.core.request_key import InvalidRequest
+from services.gateway.admin import AdminService
 from services.gateway.auth import AdminGuard, TenantDirectory
 from services.gateway.dashboard import DashboardSource, dashboard_html
+from services.gateway.errors import BreakerOpen, RateLimited, Unauthorized, UnknownCacheKey
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.openapi import describe_routes
-from services.gateway.service import (
-    AdminService,
-    BreakerOpen,
-    GatewayService,
-    RateLimited,
-    Unauthorized,
-    UnknownCacheKey,
-)
+from services.gateway.service import GatewayService
 from services.gateway.upstream import (
     HttpUpstream,
     UpstreamMalformed,

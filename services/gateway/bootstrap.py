@@ -29,6 +29,7 @@ from services.core.errors import ContractError
 from services.core.keys import KeySpace
 from services.core.prompt import sop_catalog_from_dict
 from services.core.redaction import Redactor, vocabulary_words
+from services.gateway.admin import AdminService
 from services.gateway.app import ChatCompletionsApp, GatewayParts
 from services.gateway.app import create_app as create_routes
 from services.gateway.auth import AdminGuard, TenantDirectory
@@ -36,6 +37,7 @@ from services.gateway.costs import CostLedger
 from services.gateway.dashboard import DashboardSource
 from services.gateway.facts import SpecStoreFacts
 from services.gateway.metrics import GatewayMetrics
+from services.gateway.ports import Extractor, PiiFinder
 from services.gateway.redis_controls import (
     EntryInspector,
     GatewayKeys,
@@ -46,15 +48,10 @@ from services.gateway.redis_controls import (
     RequestPointers,
     SwitchState,
 )
-from services.gateway.service import (
-    AdminService,
-    Extractor,
-    GatewayPolicy,
-    GatewayService,
-    PiiFinder,
-)
+from services.gateway.service import GatewayService
 from services.gateway.settings import GatewaySettings
 from services.gateway.upstream import HttpUpstream
+from services.gateway.values import GatewayPolicy
 from services.paths import DEMO_DATA_DIR
 
 log = logging.getLogger(__name__)
