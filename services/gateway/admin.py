@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.core.answers import age_seconds, decode_answer
+from services.core.chat_request import InvalidRequest
 from services.core.keys import Layer
 from services.core.mapping import ProductBump
-from services.core.request_key import InvalidRequest
 from services.core.tags import parse_field
 from services.gateway.errors import UnknownCacheKey
 from services.gateway.ports import EntryReader, GenerationBumper, KillSwitches, RequestPointerStore

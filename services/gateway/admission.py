@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from services.core.request_key import ChatRequest, Question
+from services.core.chat_request import ChatRequest, Question
 from services.core.semantic.fingerprint import Bypass, NoFingerprint, SemanticDecision
 
 

@@ -21,8 +21,9 @@ from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
 from services.core.cache_control import NAMESPACE_HEADER, TTL_HEADER, parse_cache_controls
+from services.core.chat_request import InvalidRequest
 from services.core.errors import CachecohError, StoreUnavailable
-from services.core.request_key import InvalidRequest
+from services.core.openai_contract import error_body
 from services.gateway.admin import AdminService
 from services.gateway.auth import AdminGuard, TenantDirectory
 from services.gateway.dashboard import DashboardSource, dashboard_html
@@ -50,7 +51,7 @@ def error_response(
     param: str | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response:
-    body = {"error": {"message": message, "type": error_type, "param": param, "code": status}}
+    body = error_body(message, status=status, error_type=error_type, param=param)
     return Response(orjson.dumps(body), status_code=status, media_type=JSON, headers=headers)
 
 

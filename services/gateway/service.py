@@ -42,23 +42,21 @@ from services.core.answers import (
 )
 from services.core.cache_control import CacheControls
 from services.core.catalog import STORE_PRODUCT_ID
+from services.core.chat_request import (
+    ChatRequest,
+    InvalidRequest,
+    Question,
+    parse_chat_request,
+    question_of,
+    redact_messages,
+)
 from services.core.csr import CostLayer
 from services.core.entries import Snapshot
 from services.core.errors import DatabaseUnavailable, StoreUnavailable
 from services.core.keys import Layer
 from services.core.prompt import apply_tenant_salt, sop_prompt
 from services.core.redaction import PiiKind, Redaction
-from services.core.request_key import (
-    ChatRequest,
-    InvalidRequest,
-    Question,
-    canonical_request,
-    canonical_semantic,
-    parse_chat_request,
-    question_of,
-    redact_messages,
-    salted_digest,
-)
+from services.core.request_key import canonical_request, canonical_semantic, salted_digest
 from services.core.semantic.fingerprint import Fingerprint, SemanticDecision
 from services.core.tags import answer_tags
 from services.gateway.admission import BypassReason, admit_decision, admit_request

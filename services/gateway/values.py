@@ -9,11 +9,11 @@ from typing import Any
 
 from services.core.cache_control import CacheControls
 from services.core.catalog import ProductFacts
+from services.core.chat_request import ChatRequest
 from services.core.csr import CostLayer
 from services.core.entries import Snapshot
 from services.core.keys import Layer
 from services.core.prompt import SopCatalog
-from services.core.request_key import ChatRequest
 from services.core.semantic.fingerprint import Fingerprint
 from services.core.tags import Tag
 

@@ -17,12 +17,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from services.core.openai_contract import ChatCompletionRequest
 from services.core.prefix_blocks import Admission, PrefixCacheModel, block_hashes
 from services.core.prompt import render_chat_prompt
 from services.inference.engine.answer import Vocabulary, compose_answer
 from services.inference.engine.metrics import EngineMetrics
 from services.inference.engine.settings import EngineSettings
-from services.inference.openai_schema import ChatCompletionRequest
 from services.inference.tokenization import OfflineTokenizer, TextPiece
 
 #: Said by /v1/models and the docs: this is not a language model.

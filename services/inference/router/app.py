@@ -21,6 +21,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
+from services.core.openai_contract import error_body
 from services.core.prefix_blocks import block_hashes
 from services.core.prompt import CACHE_SALT_FIELD, render_chat_prompt
 from services.core.routing import (
@@ -30,7 +31,7 @@ from services.core.routing import (
     prefix_routing_key,
 )
 from services.inference.metrics_bridge import MetricsBridge
-from services.inference.openai_schema import error_body, error_response
+from services.inference.openai_schema import error_response
 from services.inference.router.replicas import ReplicaPool, RouterMetrics, health_loop
 from services.inference.router.settings import RouterSettings
 from services.inference.tokenization import OfflineTokenizer

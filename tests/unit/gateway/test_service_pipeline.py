@@ -20,12 +20,12 @@ import pytest
 from services.adapters.redis_tag_store import Lookup, LookupStatus
 from services.core.cache_control import parse_cache_controls
 from services.core.catalog import ProductFacts
+from services.core.chat_request import InvalidRequest
 from services.core.entries import Snapshot
 from services.core.errors import StoreUnavailable
 from services.core.keys import Layer
 from services.core.prompt import OPERATOR_INSTRUCTIONS_HEADING, sop_catalog_from_dict
 from services.core.redaction import Finding, PiiKind, Redaction
-from services.core.request_key import InvalidRequest
 from services.core.semantic.fingerprint import (
     BYPASS_INTENTS,
     Bypass,
