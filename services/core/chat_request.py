@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from services.core.errors import CachecohError
@@ -91,6 +92,41 @@ def canonical_value(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [canonical_value(v) for v in value]
     return value
+
+
+def decode_json_body(raw: bytes, *, max_depth: int) -> Any:
+    """The decoded body; :class:`InvalidRequest` if it is not JSON or nests deeper than
+    ``max_depth`` (deep nesting once reached recursion limits in canonicalisation and
+    orjson's encoder: 500s)."""
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidRequest("body", "is not valid JSON") from exc
+    # Fewer brackets than the bound cannot nest deeper: most bodies skip the walk.
+    if raw.count(b"[") + raw.count(b"{") > max_depth and json_depth(body) > max_depth:
+        raise InvalidRequest("body", f"nests deeper than {max_depth} levels")
+    return body
+
+
+def json_depth(value: Any) -> int:
+    """How deeply arrays and objects nest in a decoded JSON value (iterative)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = node.values()
+        elif not isinstance(node, list):
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        stack.extend((child, depth) for child in node)
+    return deepest
+
+
+def text_length(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Characters of message text (contents and text parts) in ``messages``."""
+    return sum(len(text) for message in messages for text in message_texts(message))
 
 
 def _normalise_content(content: Any) -> Any:

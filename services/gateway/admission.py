@@ -15,6 +15,7 @@ from services.core.semantic.fingerprint import Bypass, NoFingerprint, SemanticDe
 
 class BypassReason(StrEnum):
     # before any lookup: the request itself is not cacheable
+    REQUEST_TOO_LONG = "request_too_long"
     PERSONAL_DATA = "personal_data"
     TEMPERATURE = "temperature"
     SEVERAL_CHOICES = "several_choices"
@@ -33,6 +34,12 @@ class BypassReason(StrEnum):
     STORE_UNAVAILABLE = "store_unavailable"
     FACTS_UNAVAILABLE = "facts_unavailable"
     NO_FACTS = "no_facts"
+
+
+def admit_length(text_chars: int, *, max_keyed_chars: int) -> BypassReason | None:
+    """Checked first: a request with more message text than ``max_keyed_chars`` is neither
+    redacted nor keyed (bounded work per request), so it can never be cached."""
+    return BypassReason.REQUEST_TOO_LONG if text_chars > max_keyed_chars else None
 
 
 def admit_request(

@@ -32,3 +32,11 @@ class UnknownCacheKey(CachecohError):
     def __init__(self, key: str) -> None:
         self.key = key
         super().__init__("cache key must be '<req|sem>:<product>:<digest>'")
+
+
+class BodyTooLarge(CachecohError):
+    """The request body is longer than ``max_body_bytes`` (413; the rest is never read)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(f"request body exceeds {limit} bytes")

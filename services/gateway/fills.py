@@ -40,12 +40,15 @@ class AnswerFiller:
         redactor: PiiFinder,
         metrics: GatewayMetrics,
         clock: Callable[[], float],
+        *,
+        offload_chars: int,
     ) -> None:
         self._store = store
         self._pointers = pointers
         self._redactor = redactor
         self._metrics = metrics
         self._clock = clock
+        self._offload_chars = offload_chars
         self._background: set[asyncio.Task[None]] = set()
 
     async def fill(
@@ -68,7 +71,7 @@ class AnswerFiller:
         except NotCacheable as exc:
             metrics.fill_skipped.labels(exc.reason).inc()
             return {}
-        if any(self._redactor.redact(text).found for text in answer_texts(response)):
+        if await self._has_personal_data(answer_texts(response)):
             metrics.fill_skipped.labels("personal_data_in_answer").inc()
             return {}
         keys = plan.keys
@@ -109,6 +112,15 @@ class AnswerFiller:
             metrics.fills.labels(LAYER_NAMES[layer]).inc()
             stored[layer] = body
         return stored
+
+    async def _has_personal_data(self, texts: list[str]) -> bool:
+        def found() -> bool:
+            return any(self._redactor.redact(text).found for text in texts)
+
+        if sum(len(t) for t in texts) > self._offload_chars:
+            self._metrics.offloaded.labels("answer_redaction").inc()
+            return await asyncio.to_thread(found)
+        return found()
 
     async def fill_streamed(self, assembly: StreamAssembly, plan: FillPlan) -> dict[Layer, bytes]:
         """Fill from a relayed stream's chunks (kept, so a hit replays the same chunks)."""

@@ -23,6 +23,7 @@ Any Redis failure fails open: the request is answered from upstream and counted.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -44,11 +45,12 @@ from services.core.cache_control import CacheControls
 from services.core.catalog import STORE_PRODUCT_ID
 from services.core.chat_request import (
     ChatRequest,
-    InvalidRequest,
     Question,
+    decode_json_body,
     parse_chat_request,
     question_of,
     redact_messages,
+    text_length,
 )
 from services.core.csr import CostLayer
 from services.core.entries import Snapshot
@@ -59,7 +61,12 @@ from services.core.redaction import PiiKind, Redaction
 from services.core.request_key import canonical_request, canonical_semantic, salted_digest
 from services.core.semantic.fingerprint import Fingerprint, SemanticDecision
 from services.core.tags import answer_tags
-from services.gateway.admission import BypassReason, admit_decision, admit_request
+from services.gateway.admission import (
+    BypassReason,
+    admit_decision,
+    admit_length,
+    admit_request,
+)
 from services.gateway.cost_booking import CostBooking
 from services.gateway.costs import CostLedger
 from services.gateway.errors import BreakerOpen, RateLimited
@@ -129,7 +136,12 @@ class GatewayService:
             poll_s=self.policy.lease_poll_s,
         )
         self._filler = AnswerFiller(
-            self.store, self.pointers, self.redactor, self.metrics, self.clock
+            self.store,
+            self.pointers,
+            self.redactor,
+            self.metrics,
+            self.clock,
+            offload_chars=self.policy.offload_chars,
         )
         self._booking = CostBooking(self.costs)
         m = self.metrics
@@ -148,25 +160,24 @@ class GatewayService:
 
     async def chat(self, tenant: str, raw: bytes, controls: CacheControls) -> ChatReply:
         started = time.perf_counter()
-        try:
-            body = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise InvalidRequest("body", "is not valid JSON") from exc
+        policy = self.policy
+        body = decode_json_body(raw, max_depth=policy.max_json_depth)
         request = parse_chat_request(body)
-        redacted, findings = self._redact(request)
-        canonical = canonical_request(request.model, redacted, request.params)
-        digest = salted_digest(
-            self.policy.request_key_secret, tenant, controls.namespace, canonical
-        )
-        call = ChatCall(
-            tenant,
-            body,
-            request,
-            controls,
-            digest,
-            started,
-            store_ok=time.monotonic() >= self._store_down_until,
-        )
+        store_ok = time.monotonic() >= self._store_down_until
+        text_chars = text_length(request.messages)
+        too_long = admit_length(text_chars, max_keyed_chars=policy.max_keyed_chars)
+        if too_long is not None:
+            # Neither redacted nor keyed: forwarded as sent, nothing stored.
+            unkeyed = ChatCall(tenant, body, request, controls, "", started, store_ok=store_ok)
+            return await self._bypass(unkeyed, too_long)
+        if text_chars > policy.offload_chars:
+            self.metrics.offloaded.labels("redaction").inc()
+            digest, findings = await asyncio.to_thread(
+                self._request_key, tenant, controls, request, self.redactor.redact
+            )
+        else:
+            digest, findings = self._request_key(tenant, controls, request, self._redact_memo)
+        call = ChatCall(tenant, body, request, controls, digest, started, store_ok=store_ok)
         for kind in findings:
             self.metrics.pii_redactions.labels(kind.value).inc()
         question = question_of(request.messages)
@@ -174,9 +185,9 @@ class GatewayService:
             request,
             question,
             personal_data=bool(findings),
-            default_temperature=self.policy.assumed_default_temperature,
-            allow_temperature_cache=self.policy.allow_temperature_cache,
-            max_question_chars=self.policy.max_question_chars,
+            default_temperature=policy.assumed_default_temperature,
+            allow_temperature_cache=policy.allow_temperature_cache,
+            max_question_chars=policy.max_question_chars,
         )
         if refused is not None or question is None:
             return await self._bypass(call, refused or BypassReason.UNSUPPORTED_MESSAGES)
@@ -198,7 +209,7 @@ class GatewayService:
             elif found is LookupStatus.STALE:
                 stale = Layer.REQUEST
 
-        decision = self._decisions.get(question.text, self.extractor.decide)
+        decision = await self._decide(question.text)
         refused = admit_decision(decision)
         if refused is not None or not isinstance(decision, Fingerprint):
             return await self._bypass(call, refused or BypassReason.NO_FINGERPRINT)
@@ -230,15 +241,36 @@ class GatewayService:
 
     # -- lookups --------------------------------------------------------------------
 
-    def _redact(self, request: ChatRequest) -> tuple[tuple[Mapping[str, Any], ...], list[PiiKind]]:
+    def _redact_memo(self, text: str) -> Redaction:
+        return self._redactions.get(text, self.redactor.redact)
+
+    def _request_key(
+        self,
+        tenant: str,
+        controls: CacheControls,
+        request: ChatRequest,
+        redact: Callable[[str], Redaction],
+    ) -> tuple[str, list[PiiKind]]:
+        """The request-layer digest of the redacted request, and what redaction found."""
         findings: list[PiiKind] = []
 
-        def redact(text: str) -> str:
-            redaction = self._redactions.get(text, self.redactor.redact)
+        def redacted_text(text: str) -> str:
+            redaction = redact(text)
             findings.extend(f.kind for f in redaction.findings)
             return redaction.text
 
-        return redact_messages(request.messages, redact), findings
+        messages = redact_messages(request.messages, redacted_text)
+        canonical = canonical_request(request.model, messages, request.params)
+        digest = salted_digest(
+            self.policy.request_key_secret, tenant, controls.namespace, canonical
+        )
+        return digest, findings
+
+    async def _decide(self, question: str) -> SemanticDecision:
+        if len(question) > self.policy.offload_chars:
+            self.metrics.offloaded.labels("fingerprint").inc()
+            return await asyncio.to_thread(self.extractor.decide, question)
+        return self._decisions.get(question, self.extractor.decide)
 
     def _found(self, layer: Layer, lookup: Lookup) -> CachedAnswer | None:
         if lookup.status is LookupStatus.STALE:

@@ -68,8 +68,15 @@ class GatewayPolicy:
     fallback_message: str = "Please try again in a minute."
     #: After a Redis error, requests skip Redis this long (no per-request timeouts).
     store_retry_s: float = 1.0
-    #: Longer questions skip fingerprinting and the semantic layer (bounded CPU per request).
-    max_question_chars: int = 2000
+    #: Bounded work per request (docs/gateway.md, "Hostile input"):
+    #: deepest JSON nesting of a body (else 400),
+    max_json_depth: int = 64
+    #: longer questions skip fingerprinting and the semantic layer,
+    max_question_chars: int = 512
+    #: requests with more message text are forwarded unkeyed, never cached,
+    max_keyed_chars: int = 16_384
+    #: longer texts are redacted and fingerprinted in a worker thread.
+    offload_chars: int = 256
 
 
 @dataclass(frozen=True, slots=True)
