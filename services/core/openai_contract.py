@@ -26,7 +26,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
-ROLES: frozenset[str] = frozenset(Role.__args__)  # type: ignore[attr-defined]
 #: vLLM bounds ``seed`` by torch's int64.
 SEED_MIN = -(2**63)
 SEED_MAX = 2**63 - 1
