@@ -90,6 +90,7 @@ def chat_operation(*, min_ttl_s: int, max_ttl_s: int) -> dict[str, Any]:
             },
             "400": _error("Malformed request; param names the field."),
             "401": _error("Missing or unknown API key."),
+            "413": _error("The body is larger than max_body_bytes."),
             "429": _error("The question's token bucket is empty (Retry-After)."),
             "502": _error("The upstream is unreachable or answered something else than JSON."),
             "503": _error("The question's fill breaker is open (Retry-After)."),
