@@ -161,8 +161,11 @@ class GatewayService:
     async def chat(self, tenant: str, raw: bytes, controls: CacheControls) -> ChatReply:
         started = time.perf_counter()
         policy = self.policy
-        body = decode_json_body(raw, max_depth=policy.max_json_depth)
-        request = parse_chat_request(body)
+        if len(raw) > policy.offload_body_bytes:
+            self.metrics.offloaded.labels("parsing").inc()
+            body, request = await asyncio.to_thread(self._parse, raw)
+        else:
+            body, request = self._parse(raw)
         store_ok = time.monotonic() >= self._store_down_until
         text_chars = text_length(request.messages)
         too_long = admit_length(text_chars, max_keyed_chars=policy.max_keyed_chars)
@@ -240,6 +243,10 @@ class GatewayService:
         return await self._miss(call, question, decision, keys, stale)
 
     # -- lookups --------------------------------------------------------------------
+
+    def _parse(self, raw: bytes) -> tuple[dict[str, Any], ChatRequest]:
+        body = decode_json_body(raw, max_depth=self.policy.max_json_depth)
+        return body, parse_chat_request(body)
 
     def _redact_memo(self, text: str) -> Redaction:
         return self._redactions.get(text, self.redactor.redact)

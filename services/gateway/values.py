@@ -75,8 +75,10 @@ class GatewayPolicy:
     max_question_chars: int = 512
     #: requests with more message text are forwarded unkeyed, never cached,
     max_keyed_chars: int = 16_384
-    #: longer texts are redacted and fingerprinted in a worker thread.
+    #: longer texts are redacted and fingerprinted in a worker thread,
     offload_chars: int = 256
+    #: and larger bodies decoded and validated there.
+    offload_body_bytes: int = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)

@@ -273,6 +273,8 @@ class Rig:
     extractor: FakeExtractor = field(default_factory=FakeExtractor)
     metrics: GatewayMetrics = field(default_factory=GatewayMetrics.create)
     max_question_chars: int = 2000
+    offload_chars: int = 256
+    offload_body_bytes: int = 64 * 1024
 
     def service(self) -> GatewayService:
         sop = sop_catalog_from_dict(
@@ -299,6 +301,8 @@ class Rig:
                 lease_poll_s=0.001,
                 lease_wait_s=1.0,
                 max_question_chars=self.max_question_chars,
+                offload_chars=self.offload_chars,
+                offload_body_bytes=self.offload_body_bytes,
             ),
             metrics=self.metrics,
         )
@@ -504,3 +508,21 @@ async def test_malformed_bodies_are_invalid_requests() -> None:
 
 def test_every_bypass_intent_of_the_extractor_is_a_reason() -> None:
     assert {reason.value for reason in BypassReason} >= BYPASS_INTENTS
+
+
+async def test_work_moved_off_the_event_loop_gives_the_same_answers_and_keys() -> None:
+    on_loop, offloaded = Rig(), Rig(offload_chars=0, offload_body_bytes=0)
+    replies = {}
+    for name, rig in (("on_loop", on_loop), ("offloaded", offloaded)):
+        service = rig.service()
+        miss = await ask(service, "iPhone 15 battery life?")
+        personal = await ask(service, "call 13812345678: iPhone 15 battery life?")
+        with pytest.raises(InvalidRequest):
+            await service.chat(TENANT, b"[1, 2", NO_CONTROLS)
+        replies[name] = (miss.headers["x-cache-key"], personal.headers["x-cache"])
+    assert replies["on_loop"] == replies["offloaded"]
+    assert replies["offloaded"][1] == "BYPASS; reason=personal_data"
+    steps = ("parsing", "redaction", "fingerprint")
+    for step in steps:
+        assert offloaded.counter("cachecoh_gateway_offloaded_steps_total", step=step) > 0
+        assert on_loop.counter("cachecoh_gateway_offloaded_steps_total", step=step) == 0
