@@ -120,3 +120,22 @@ def test_many_findings_stay_sorted_and_disjoint(redactor: Redactor) -> None:
 def test_a_letter_run_before_an_at_sign_is_no_email(redactor: Redactor) -> None:
     assert not redactor.redact("a" * 20_000 + "@").found
     assert redactor.redact("x" * 100 + " a.b@qq.com").kinds == {PiiKind.EMAIL}
+
+
+def test_characters_the_pos_model_lacks_never_reach_its_hmm(
+    redactor: Redactor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import jieba.posseg
+    from jieba.posseg.char_state_tab import P as known_characters
+
+    seen: list[str] = []
+    original = jieba.posseg.viterbi
+
+    def recording(obs: str, *args: object) -> object:
+        seen.append(obs)
+        return original(obs, *args)
+
+    monkeypatch.setattr(jieba.posseg, "viterbi", recording)
+    rare = [chr(c) for c in range(0x4E00, 0x9FA5) if chr(c) not in known_characters][:6]
+    redactor.redact("".join(rare[:3]) + "王建" + "".join(rare[3:]) + "，我叫张伟")
+    assert seen and all(c in known_characters for text in seen for c in text)
