@@ -187,3 +187,21 @@ async def test_oversized_headers_are_refused(
     gateway = await gateway_factory(engine.url, **LIMITS)
     huge = b"GET /health HTTP/1.1\r\nhost: x\r\n" + b"x-pad: " + b"a" * 100_000 + b"\r\n\r\n"
     assert await _closed_within(gateway, huge, 5)
+
+
+async def test_connections_beyond_the_limit_get_503_at_once(
+    gateway_factory: GatewayFactory, engine: ManagedProcess
+) -> None:
+    gateway = await gateway_factory(engine.url, **{**LIMITS, "max_connections": 3})
+    host, port = gateway.url.removeprefix("http://").split(":")
+    idle = [await asyncio.open_connection(host, int(port)) for _ in range(3)]
+    try:
+        async with gateway.client() as client:
+            response = await client.get("/health")
+        assert response.status_code == 503
+    finally:
+        for _, writer in idle:
+            writer.close()
+    await asyncio.sleep(0.2)
+    async with gateway.client() as client:
+        assert (await client.get("/health")).status_code == 200
