@@ -221,3 +221,40 @@ def load(
     typer.echo(json.dumps(report, indent=2) if json_output else render_text(report))
     if not report["passed"]:
         raise typer.Exit(1)
+
+
+@app.command("hostile")
+def hostile(
+    seconds: float = typer.Option(30.0, min=1, help="Seconds of the hostile mix."),
+    clients: int = typer.Option(4, min=2, help="Hostile clients (half letter runs, half 10 MB)."),
+    fuzz_requests: int = typer.Option(100_000, min=1, help="Fuzzed requests after the mix."),
+    fuzz_concurrency: int = typer.Option(16, min=1, help="Concurrent fuzzing connections."),
+    rss_budget_mib: float = typer.Option(1024.0, min=1, help="Peak RSS allowed per process."),
+    seed: int = typer.Option(7, help="Fuzzer seed."),
+    keep_work_dir: bool = typer.Option(False, help="Keep the logs of the run."),
+    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Hostile clients and fuzzed bodies against the real gateway and engine.
+
+    Reports /health p50/p99 while clients send 8 KB letter runs and 10 MB bodies, the 5xx
+    count over the fuzzed requests and peak RSS of gateway and engine. Needs the dev
+    extras. Exits 1 when /health p99 exceeds 50 ms, any 5xx was answered, RSS exceeded
+    the budget or the gateway logged a traceback (docs/isolation-and-load.md).
+    """
+    from services.checks.hostile import HostileConfig, run_hostile
+    from services.checks.report import render_text
+
+    report = run_hostile(
+        HostileConfig(
+            seconds=seconds,
+            clients=clients,
+            fuzz_requests=fuzz_requests,
+            fuzz_concurrency=fuzz_concurrency,
+            rss_budget_mib=rss_budget_mib,
+            seed=seed,
+            keep_work_dir=keep_work_dir,
+        )
+    )
+    typer.echo(json.dumps(report, indent=2) if json_output else render_text(report))
+    if not report["passed"]:
+        raise typer.Exit(1)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.core.request_key import NAMESPACE_PATTERN, InvalidRequest
+from services.core.chat_request import InvalidRequest
+from services.core.request_key import NAMESPACE_PATTERN
 
 TTL_HEADER = "x-cache-ttl"
 NAMESPACE_HEADER = "x-cache-namespace"

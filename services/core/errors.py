@@ -35,7 +35,8 @@ brackets; what a caller does with it on the right::
     ├── NotCacheable               an upstream answer the cache cannot hold [core.answers]
     ├── gateway [services.gateway] Unauthorized, RateLimited, BreakerOpen, UnknownCacheKey,
     │                              UpstreamError (UpstreamTimeout, UpstreamUnavailable,
-    │                              UpstreamRejected, UpstreamMalformed)
+    │                              UpstreamRejected, UpstreamMalformed), BodyTooLarge,
+    │                              HeadersTooLarge [gateway.server]
     ├── RoutingError               [core.routing] NoHealthyReplicaError
     ├── PrefixCacheError           [core.prefix_blocks] UnknownAdmissionError
     ├── EngineError                [inference.engine] ModelNotFoundError,

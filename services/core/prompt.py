@@ -299,6 +299,43 @@ def build_prompt(inputs: PromptInputs) -> CanonicalPrompt:
     return CanonicalPrompt(static_prefix=static_prefix, messages=tuple(messages))
 
 
+OPERATOR_INSTRUCTIONS_HEADING = "## Operator instructions"
+
+
+def keyed_system_prompt(system_prompt: str, client_prompt: str | None) -> str:
+    """The deployment's system prompt, then the client's own (which is part of the key)."""
+    if not client_prompt:
+        return system_prompt
+    return f"{system_prompt}\n\n{OPERATOR_INSTRUCTIONS_HEADING}\n{client_prompt}"
+
+
+def sop_prompt(
+    sop: SopCatalog,
+    *,
+    attribute: str,
+    question: str,
+    client_system_prompt: str | None,
+    facts: tuple[ProductFacts, ...],
+    conversation: Iterable[tuple[str, str]] = (),
+) -> CanonicalPrompt:
+    """The canonical prompt of a cacheable question: the SOP template of its attribute (or
+    the generic one), the facts restricted to that attribute, earlier turns as user or
+    assistant turns (any non-user role speaks as the assistant)."""
+    return build_prompt(
+        PromptInputs(
+            system_prompt=keyed_system_prompt(sop.system_prompt, client_system_prompt),
+            template=sop.for_attribute(attribute) or sop.generic,
+            question=question,
+            facts=facts,
+            attributes=(attribute,),
+            conversation=tuple(
+                ConversationTurn("user" if role == "user" else "assistant", text)
+                for role, text in conversation
+            ),
+        )
+    )
+
+
 def message_text(content: Any) -> str:
     """The text of an OpenAI message ``content`` (a string or a list of text parts)."""
     if content is None:

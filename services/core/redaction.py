@@ -27,16 +27,18 @@ Bare city names are not treated as personal data; addresses are.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 import phonenumbers
 from jieba import Tokenizer
-from jieba.posseg import POSTokenizer
+from jieba.posseg import POSTokenizer, pair
+from jieba.posseg.char_state_tab import P as _CHAR_STATES
 from stdnum import luhn
 from stdnum.cn import ric
 
@@ -98,7 +100,11 @@ _MOBILE = re.compile(r"(?<![\d+])(?:(?:\+|00)?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}
 _LANDLINE = re.compile(
     r"(?<![\d+])(?:(?:\+|00)?86[ -]?)?(?:\(0\d{2,3}\)|0\d{2,3})[ -]?\d{3,4}[ -]?\d{4}(?!\d)"
 )
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+# Starts only where a local part starts (the lookbehind), with RFC 5321's length bounds:
+# otherwise every position of a long letter run is a new start scanned to its end.
+_EMAIL = re.compile(
+    r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+"
+)
 _HONORIFIC_NAME = re.compile(
     r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)"
 )
@@ -163,6 +169,34 @@ _NAME_TITLES = ("先生", "女士", "小姐", "老师", "同学", "经理", "师
 _PERSON_TAGS = frozenset({"nr", "nrfg"})
 _DIVISION_SUFFIXES = ("省", "市", "区", "县", "州", "镇", "乡", "村", "旗", "盟")
 _VOCABULARY_TAG = "nz"
+#: The HMM looks at runs of at most this many characters the dictionary left single ...
+HMM_MAX_RUN = 16
+#: ... and at most this many characters per text.
+HMM_BUDGET_CHARS = 128
+
+
+class _BoundedPosTokenizer(POSTokenizer):  # type: ignore[misc]
+    """jieba's POS tagger, with its HMM (the step that guesses names missing from the
+    dictionary) run only over characters its model knows.
+
+    A character absent from the model's table can be in any of the 256 states, so each
+    one costs the HMM 256 x 256 steps (about 2.5 ms: 8 KB of rare characters took 20 s).
+    Such characters are tagged ``x`` one by one instead (names are written in common
+    characters, and dictionary words with rare characters are still found by the DAG);
+    every other character has at most 60 states, so the HMM is linear with a small
+    constant.
+    """
+
+    def _POSTokenizer__cut(self, sentence: str) -> Iterator[Any]:
+        start = 0
+        for index, char in enumerate(sentence):
+            if char not in _CHAR_STATES:
+                if start < index:
+                    yield from POSTokenizer._POSTokenizer__cut(self, sentence[start:index])
+                yield pair(char, "x")
+                start = index + 1
+        if start < len(sentence):
+            yield from POSTokenizer._POSTokenizer__cut(self, sentence[start:])
 
 
 def _has_surname(word: str) -> bool:
@@ -178,7 +212,7 @@ class Redactor:
         logging.getLogger("jieba").setLevel(logging.WARNING)
         tokenizer = Tokenizer()
         tokenizer.initialize()
-        self._pos = POSTokenizer(tokenizer)
+        self._pos = _BoundedPosTokenizer(tokenizer)
         self._dictionary_tags: dict[str, str] = self._pos.word_tag_tab
         # Catalog and vocabulary words (华为, 续航, 特斯拉 ...) are tagged as jieba names
         # or places in its dictionary; teaching them as one ``nz`` word each stops that.
@@ -207,7 +241,7 @@ class Redactor:
                     taken,
                     ((m.start(1), m.end(1), PiiKind.PERSON) for m in pattern.finditer(folded)),
                 )
-        return tuple(sorted(taken))
+        return tuple(taken)
 
     def redact(self, text: str) -> Redaction:
         findings = self.find(text)
@@ -262,11 +296,39 @@ class Redactor:
             if phonenumbers.is_valid_number(number) and phonenumbers.number_type(number) in wanted:
                 yield match.start(), match.end(), kind
 
+    def _words(self, text: str) -> Iterator[tuple[str, str]]:
+        """(word, POS tag) covering ``text``: the dictionary segmentation, then the HMM
+        over each run of characters the dictionary left single (where a name missing
+        from the dictionary would be), within a per-text budget: an unsegmentable run
+        longer than a name and its context, or beyond the budget, stays single characters
+        (so a long text costs the DAG's linear time, not the HMM's)."""
+        budget = HMM_BUDGET_CHARS
+        run: list[str] = []
+
+        def flush() -> Iterator[tuple[str, str]]:
+            nonlocal budget
+            if len(run) > 1 and len(run) <= HMM_MAX_RUN and len(run) <= budget:
+                budget -= len(run)
+                for token in self._pos.lcut("".join(run), HMM=True):
+                    yield str(token.word), str(token.flag)
+            else:
+                for char in run:
+                    yield char, self._dictionary_tags.get(char, "x")
+            run.clear()
+
+        for token in self._pos.lcut(text, HMM=False):
+            word = str(token.word)
+            if len(word) == 1 and "\u4e00" <= word <= "\u9fff":
+                run.append(word)
+                continue
+            yield from flush()
+            yield word, str(token.flag)
+        yield from flush()
+
     def _chinese_names(self, text: str, taken: list[Finding]) -> None:
         position = 0
         found: list[tuple[int, int, PiiKind]] = []
-        for pair in self._pos.lcut(text, HMM=True):
-            word, tag = str(pair.word), str(pair.flag)
+        for word, tag in self._words(text):
             start, position = position, position + len(word)
             if word in self._vocabulary:
                 continue
@@ -294,9 +356,15 @@ class Redactor:
 
     @staticmethod
     def _add(taken: list[Finding], spans: Iterable[tuple[int, int, PiiKind]]) -> None:
+        """Add the spans that overlap nothing taken yet; ``taken`` stays sorted and
+        disjoint, so one binary search finds the only neighbours that could overlap."""
         for start, end, kind in spans:
-            if not any(start < t.end and t.start < end for t in taken):
-                taken.append(Finding(start, end, kind))
+            at = bisect.bisect_left(taken, start, key=lambda f: f.start)
+            if at > 0 and taken[at - 1].end > start:
+                continue
+            if at < len(taken) and taken[at].start < end:
+                continue
+            taken.insert(at, Finding(start, end, kind))
 
 
 def _digits(text: str) -> str:

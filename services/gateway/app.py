@@ -11,30 +11,32 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
 from fastapi import Depends, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel, Field
-from starlette.types import Receive, Scope, Send
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.types import Message, Receive, Scope, Send
 
 from services.core.cache_control import NAMESPACE_HEADER, TTL_HEADER, parse_cache_controls
+from services.core.chat_request import InvalidRequest
 from services.core.errors import CachecohError, StoreUnavailable
-from services.core.request_key import InvalidRequest
+from services.core.openai_contract import error_body
+from services.gateway.admin import AdminService
 from services.gateway.auth import AdminGuard, TenantDirectory
 from services.gateway.dashboard import DashboardSource, dashboard_html
-from services.gateway.metrics import GatewayMetrics
-from services.gateway.openapi import describe_routes
-from services.gateway.service import (
-    AdminService,
+from services.gateway.errors import (
+    BodyTooLarge,
     BreakerOpen,
-    GatewayService,
     RateLimited,
     Unauthorized,
     UnknownCacheKey,
 )
+from services.gateway.metrics import GatewayMetrics
+from services.gateway.openapi import describe_routes
+from services.gateway.service import GatewayService
 from services.gateway.upstream import (
     HttpUpstream,
     UpstreamMalformed,
@@ -55,13 +57,17 @@ def error_response(
     param: str | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response:
-    body = {"error": {"message": message, "type": error_type, "param": param, "code": status}}
+    body = error_body(message, status=status, error_type=error_type, param=param)
     return Response(orjson.dumps(body), status_code=status, media_type=JSON, headers=headers)
 
 
 def _translate(exc: CachecohError) -> Response:
     if isinstance(exc, InvalidRequest):
         return error_response(400, str(exc), "invalid_request_error", param=exc.field)
+    if isinstance(exc, BodyTooLarge):
+        # The rest of the body is discarded as it arrives (never buffered), so the client
+        # can finish sending and read this; the body deadline bounds how long that takes.
+        return error_response(413, str(exc), "invalid_request_error")
     if isinstance(exc, UnknownCacheKey):
         return error_response(400, str(exc), "invalid_request_error", param="key")
     if isinstance(exc, Unauthorized):
@@ -101,11 +107,18 @@ async def _validation_error(_: Request, exc: Exception) -> Response:
 
 
 class SwitchChange(BaseModel):
+    # Strict: {"enabled": "no"} is a 400, never coerced to false.
+    model_config = ConfigDict(strict=True, extra="forbid")
+
     enabled: bool
 
 
 class PurgeRequest(BaseModel):
-    tags: list[str] = Field(min_length=1, max_length=1000)
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    tags: list[Annotated[str, Field(min_length=3, max_length=256)]] = Field(
+        min_length=1, max_length=1000
+    )
 
 
 @dataclass(frozen=True)
@@ -122,6 +135,7 @@ class GatewayParts:
     max_ttl_s: int
     redis_ping: Callable[[], Any]
     dashboard: DashboardSource | None = None
+    max_body_bytes: int = 1024 * 1024
 
 
 class ChatCompletionsApp:
@@ -139,9 +153,17 @@ class ChatCompletionsApp:
         self.fastapi = fastapi_app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] == CHAT_PATH and scope["method"] == "POST":
-            await self._chat(scope, receive, send)
-            return
+        if scope["type"] == "http":
+            limit = self.parts.max_body_bytes
+            if _declared_length(scope) > limit:
+                # Refused before a byte of the body is read.
+                self.parts.metrics.rejected_requests.labels("body_too_large").inc()
+                await _send_response(send, _translate(BodyTooLarge(limit)))
+                return
+            if scope["path"] == CHAT_PATH and scope["method"] == "POST":
+                await self._chat(scope, receive, send)
+                return
+            receive = _bounded(receive, limit)
         await self.fastapi(scope, receive, send)
 
     async def _chat(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -158,8 +180,11 @@ class ChatCompletionsApp:
                 min_ttl_s=self.parts.min_ttl_s,
                 max_ttl_s=self.parts.max_ttl_s,
             )
-            reply = await self.parts.service.chat(tenant, await read_body(receive), controls)
+            raw = await read_body(receive, max_bytes=self.parts.max_body_bytes)
+            reply = await self.parts.service.chat(tenant, raw, controls)
         except CachecohError as exc:
+            if isinstance(exc, BodyTooLarge):
+                self.parts.metrics.rejected_requests.labels("body_too_large").inc()
             await _send_response(send, _translate(exc))
             return
         except Exception:
@@ -192,17 +217,45 @@ def _header(headers: dict[bytes, bytes], name: bytes) -> str | None:
     return value.decode("latin-1") if value is not None else None
 
 
-async def read_body(receive: Receive) -> bytes:
-    """The whole request body of an ASGI request (also used by the checks' proxy)."""
+async def read_body(receive: Receive, *, max_bytes: int | None = None) -> bytes:
+    """The whole request body of an ASGI request (also used by the checks' proxy);
+    :class:`BodyTooLarge` as soon as more than ``max_bytes`` arrived (the rest unread)."""
     chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             break
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if max_bytes is not None and size > max_bytes:
+            raise BodyTooLarge(max_bytes)
+        chunks.append(chunk)
         if not message.get("more_body", False):
             break
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _declared_length(scope: Scope) -> int:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            return int(value) if value.isdigit() else 0
+    return 0
+
+
+def _bounded(receive: Receive, max_bytes: int) -> Receive:
+    """``receive`` that stops a chunked body at ``max_bytes`` (the admin API's)."""
+    size = 0
+
+    async def bounded() -> Message:
+        nonlocal size
+        message = await receive()
+        size += len(message.get("body", b""))
+        if size > max_bytes:
+            raise BodyTooLarge(max_bytes)
+        return message
+
+    return bounded
 
 
 async def _send_events(send: Send, events: AsyncIterator[bytes] | Iterable[bytes]) -> None:

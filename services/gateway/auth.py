@@ -6,7 +6,7 @@ import hashlib
 import hmac
 from collections.abc import Mapping
 
-from services.gateway.service import Unauthorized
+from services.gateway.errors import Unauthorized
 
 
 def bearer(authorization: str | None) -> str | None:

@@ -29,6 +29,7 @@ from services.core.keys import KeySpace
 from services.core.prompt import sop_catalog_from_dict
 from services.core.redaction import Redactor, vocabulary_words
 from services.core.semantic.extractor import SemanticExtractor
+from services.gateway.admin import AdminService
 from services.gateway.app import ChatCompletionsApp, GatewayParts
 from services.gateway.app import create_app as create_routes
 from services.gateway.auth import AdminGuard, TenantDirectory
@@ -36,6 +37,7 @@ from services.gateway.costs import CostLedger
 from services.gateway.dashboard import DashboardSource
 from services.gateway.facts import SpecStoreFacts
 from services.gateway.metrics import GatewayMetrics
+from services.gateway.ports import Extractor, PiiFinder
 from services.gateway.redis_controls import (
     EntryInspector,
     GatewayKeys,
@@ -46,15 +48,11 @@ from services.gateway.redis_controls import (
     RequestPointers,
     SwitchState,
 )
-from services.gateway.service import (
-    AdminService,
-    Extractor,
-    GatewayPolicy,
-    GatewayService,
-    PiiFinder,
-)
+from services.gateway.server import deadline_protocol
+from services.gateway.service import GatewayService
 from services.gateway.settings import GatewaySettings
 from services.gateway.upstream import HttpUpstream
+from services.gateway.values import GatewayPolicy
 from services.paths import DEMO_DATA_DIR
 from services.semantic.unresolved import RecordingExtractor, UnresolvedStore
 
@@ -193,6 +191,10 @@ def build_parts(
             lease_poll_s=settings.lease_poll_ms / 1000,
             fallback_message=settings.fallback_message,
             store_retry_s=settings.redis_retry_s,
+            max_json_depth=settings.max_json_depth,
+            max_question_chars=settings.max_question_chars,
+            max_keyed_chars=settings.max_keyed_chars,
+            offload_chars=settings.offload_chars,
         ),
         metrics=metrics,
         costs=CostLedger.create(load_price_table(settings), metrics.registry),
@@ -211,6 +213,7 @@ def build_parts(
         min_ttl_s=settings.min_ttl_s,
         max_ttl_s=settings.max_ttl_s,
         redis_ping=store.ping,
+        max_body_bytes=settings.max_body_bytes,
         dashboard=DashboardSource(
             metrics.registry,
             http,
@@ -257,10 +260,35 @@ def create_app(
     return create_routes(parts, lifespan)
 
 
-def serve(settings: GatewaySettings) -> None:
-    """Run under uvicorn with uvloop and httptools when they are installed."""
+def server_config(app: ChatCompletionsApp, settings: GatewaySettings, **overrides: Any) -> Any:
+    """uvicorn's configuration of the gateway: httptools with the slow-client deadlines,
+    the keep-alive timeout and the connection limit from the settings (``overrides``:
+    other ``uvicorn.Config`` arguments, as tests run it)."""
     import importlib.util
 
+    import uvicorn
+
+    slow = app.parts.metrics.slow_connections
+    arguments: dict[str, Any] = {
+        "host": settings.host,
+        "port": settings.port,
+        "loop": "uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
+        "http": deadline_protocol(
+            header_timeout_s=settings.header_timeout_s,
+            body_timeout_s=settings.body_timeout_s,
+            on_timeout=lambda stage: slow.labels(stage).inc(),
+        ),
+        "timeout_keep_alive": settings.keep_alive_timeout_s,
+        "limit_concurrency": settings.max_connections,
+        "log_level": settings.log_level.lower(),
+        "access_log": False,
+        "timeout_graceful_shutdown": 5,
+    }
+    return uvicorn.Config(app, **{**arguments, **overrides})
+
+
+def serve(settings: GatewaySettings) -> None:
+    """Run the gateway under uvicorn (uvloop when installed)."""
     import uvicorn
 
     logging.basicConfig(
@@ -268,15 +296,4 @@ def serve(settings: GatewaySettings) -> None:
     )
     # httpx logs every upstream call at INFO: noise on the miss path.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
-    http = "httptools" if importlib.util.find_spec("httptools") else "h11"
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        loop=loop,
-        http=http,
-        log_level=settings.log_level.lower(),
-        access_log=False,
-        timeout_graceful_shutdown=5,
-    )
+    uvicorn.Server(server_config(create_app(settings), settings)).run()

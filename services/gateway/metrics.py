@@ -49,6 +49,9 @@ class GatewayMetrics:
     store_errors: Counter
     upstream_latency: Histogram
     upstream_errors: Counter
+    rejected_requests: Counter
+    slow_connections: Counter
+    offloaded: Counter
 
     @classmethod
     def create(cls, registry: CollectorRegistry | None = None) -> GatewayMetrics:
@@ -145,7 +148,29 @@ class GatewayMetrics:
                 ["kind"],
                 registry=reg,
             ),
+            rejected_requests=Counter(
+                "cachecoh_gateway_rejected_requests",
+                "Requests refused before parsing: body_too_large (413), too_deep (400).",
+                ["reason"],
+                registry=reg,
+            ),
+            slow_connections=Counter(
+                "cachecoh_gateway_slow_connections_closed",
+                "Connections closed for not sending their headers or body in time, by stage.",
+                ["stage"],
+                registry=reg,
+            ),
+            offloaded=Counter(
+                "cachecoh_gateway_offloaded_steps",
+                "CPU-heavy steps on long texts run in a worker thread, off the event loop.",
+                ["step"],
+                registry=reg,
+            ),
         )
+        for reason in ("body_too_large", "too_deep"):
+            metrics.rejected_requests.labels(reason)
+        for stage in ("headers", "body"):
+            metrics.slow_connections.labels(stage)
         for kind in PiiKind:
             metrics.pii_redactions.labels(kind.value)
         for layer in ("request", "semantic"):

@@ -6,82 +6,22 @@
 statuses it answers. It also states who may call what: tenants with an API key, the
 admin API with the admin token (both ``Authorization: Bearer``).
 
-The models here describe the contract only; the handler validates requests itself
-(``services.core.request_key.parse_chat_request``), and is the authority where they differ.
+The request body is the one contract the handler validates with
+(``services.core.openai_contract``, through ``services.core.chat_request``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import FastAPI
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
+
+from services.core.openai_contract import ChatCompletionRequest, ErrorBody
 
 CHAT_PATH = "/v1/chat/completions"
 API_KEY_SCHEME = "apiKey"
 ADMIN_SCHEME = "adminToken"
-
-
-class ContentPart(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    type: str = Field(description="'text' parts are read; other parts make the request bypass.")
-    text: str | None = None
-
-
-class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    role: Literal["system", "developer", "user", "assistant", "tool"]
-    #: Required (null is allowed, for an assistant turn that only calls tools).
-    content: str | list[ContentPart] | None
-    name: str | None = None
-
-
-class StreamOptions(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    include_usage: bool = False
-
-
-class ChatCompletionRequest(BaseModel):
-    """OpenAI's chat-completions request. Unknown parameters are accepted (and are part of
-    the cache key: an unknown parameter may change the answer)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    model: str = Field(min_length=1)
-    messages: list[ChatMessage] = Field(min_length=1)
-    temperature: float | None = Field(None, ge=0, le=2)
-    top_p: float | None = Field(None, ge=0, le=1)
-    presence_penalty: float | None = Field(None, ge=-2, le=2)
-    frequency_penalty: float | None = Field(None, ge=-2, le=2)
-    max_tokens: int | None = Field(None, ge=1)
-    max_completion_tokens: int | None = Field(None, ge=1)
-    n: int | None = Field(None, ge=1, le=128)
-    seed: int | None = None
-    stream: bool | None = None
-    stream_options: StreamOptions | None = None
-    stop: str | list[str] | None = Field(None, description="A string or at most 4 strings.")
-    tools: list[dict[str, Any]] | None = None
-    tool_choice: str | dict[str, Any] | None = None
-    response_format: dict[str, Any] | None = None
-    user: str | None = None
-    metadata: dict[str, Any] | None = None
-    cache_salt: str | None = Field(
-        None, description="Ignored: the gateway sends the tenant's own salt upstream."
-    )
-
-
-class ErrorDetail(BaseModel):
-    message: str
-    type: str
-    param: str | None = None
-    code: int | None = None
-
-
-class ErrorBody(BaseModel):
-    error: ErrorDetail
 
 
 def _schemas(*models: type[BaseModel]) -> dict[str, Any]:
@@ -150,6 +90,7 @@ def chat_operation(*, min_ttl_s: int, max_ttl_s: int) -> dict[str, Any]:
             },
             "400": _error("Malformed request; param names the field."),
             "401": _error("Missing or unknown API key."),
+            "413": _error("The body is larger than max_body_bytes."),
             "429": _error("The question's token bucket is empty (Retry-After)."),
             "502": _error("The upstream is unreachable or answered something else than JSON."),
             "503": _error("The question's fill breaker is open (Retry-After)."),

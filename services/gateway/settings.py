@@ -75,6 +75,38 @@ class GatewaySettings(CommonSettings):
     redis_retry_s: float = Field(
         1.0, gt=0, description="After a Redis error, requests skip Redis for this long."
     )
+    max_body_bytes: int = Field(
+        1024 * 1024, ge=1024, description="Largest request body; longer ones get 413 unread."
+    )
+    max_json_depth: int = Field(
+        64, ge=4, le=200, description="Deepest JSON nesting a request body may have (else 400)."
+    )
+    max_question_chars: int = Field(
+        512, ge=16, description="Longer questions skip fingerprinting and the semantic layer."
+    )
+    max_keyed_chars: int = Field(
+        16_384,
+        ge=256,
+        description="Requests with more message text are forwarded unkeyed and never cached.",
+    )
+    offload_chars: int = Field(
+        256,
+        ge=0,
+        description="Texts longer than this are redacted and fingerprinted in a worker thread, "
+        "so the event loop (and /health) keeps answering.",
+    )
+    header_timeout_s: float = Field(
+        10.0, gt=0, description="A connection must deliver a request's headers within this."
+    )
+    body_timeout_s: float = Field(
+        30.0, gt=0, description="... and its body within this after the headers (else closed)."
+    )
+    keep_alive_timeout_s: int = Field(
+        5, ge=1, description="Idle keep-alive connections are closed after this."
+    )
+    max_connections: int = Field(
+        1024, ge=1, description="Concurrent connections and requests; beyond, 503 at once."
+    )
     seed_spec_store: bool = Field(
         False, description="Migrate the spec store and seed the demo catalog at start."
     )

@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from services.core.openai_contract import ChatCompletionRequest
 from services.inference.engine.answer import Vocabulary
 from services.inference.engine.kv_events import ZmqKvEventPublisher
 from services.inference.engine.service import (
@@ -22,11 +23,7 @@ from services.inference.engine.service import (
     OfflineEngine,
 )
 from services.inference.engine.settings import EngineSettings
-from services.inference.openai_schema import (
-    ChatCompletionRequest,
-    error_response,
-    validation_error_handler,
-)
+from services.inference.openai_schema import error_response, validation_error_handler
 from services.inference.tokenization import OfflineTokenizer
 
 logger = logging.getLogger(__name__)
@@ -95,6 +92,10 @@ def create_app(settings: EngineSettings, engine: OfflineEngine | None = None) ->
     async def chat_completions(
         request: ChatCompletionRequest, http_request: Request
     ) -> JSONResponse | StreamingResponse:
+        if request.n not in (None, 1):
+            return error_response(
+                "only n=1 is supported", status=400, error_type="BadRequestError", param="n"
+            )
         try:
             prepared = engine.prepare(request)
         except ModelNotFoundError as exc:
@@ -104,7 +105,9 @@ def create_app(settings: EngineSettings, engine: OfflineEngine | None = None) ->
                 str(exc), status=400, error_type="BadRequestError", param="messages"
             )
         if request.stream:
-            include_usage = bool(request.stream_options and request.stream_options.include_usage)
+            # vLLM's default: stream_options without include_usage still reports usage.
+            options = request.stream_options
+            include_usage = options is not None and options.include_usage is not False
             return StreamingResponse(
                 engine.stream(prepared, include_usage=include_usage),
                 media_type="text/event-stream",

@@ -19,12 +19,12 @@ from typing import Any, Protocol
 
 from services.core.errors import CachecohError
 from services.core.kv_events import KVCacheEvent
+from services.core.openai_contract import ChatCompletionRequest
 from services.core.prefix_blocks import Admission, PrefixCacheModel, block_hashes
 from services.core.prompt import render_chat_prompt
 from services.inference.engine.answer import Vocabulary, compose_answer
 from services.inference.engine.metrics import EngineMetrics
 from services.inference.engine.settings import EngineSettings
-from services.inference.openai_schema import ChatCompletionRequest
 from services.inference.tokenization import OfflineTokenizer, TextPiece
 
 #: Said by /v1/models and the docs: this is not a language model.

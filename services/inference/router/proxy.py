@@ -17,9 +17,10 @@ from fastapi import Request, Response
 from fastapi.responses import StreamingResponse
 
 from services.core.kv_index import KvBlockIndex
+from services.core.openai_contract import error_body
 from services.core.prompt import CACHE_SALT_FIELD
 from services.core.routing import NoHealthyReplicaError, RouteDecision, RoutingPolicy
-from services.inference.openai_schema import error_body, error_response
+from services.inference.openai_schema import error_response
 from services.inference.router.keying import PromptBlocks, PromptHasher
 from services.inference.router.replicas import ReplicaPool
 

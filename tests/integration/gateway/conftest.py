@@ -24,7 +24,7 @@ from services.core.mapping import MappingSet
 from services.core.redaction import Redactor
 from services.core.semantic.extractor import SemanticExtractor
 from services.gateway.app import ChatCompletionsApp
-from services.gateway.bootstrap import create_app, load_redactor, seed_spec_store
+from services.gateway.bootstrap import create_app, load_redactor, seed_spec_store, server_config
 from services.gateway.settings import GatewaySettings
 from services.inference.launcher import ManagedProcess, start_engine, wait_healthy
 from services.paths import DEMO_DATA_DIR, MAPPINGS_DIR
@@ -151,9 +151,7 @@ async def gateway_factory(
             }
         )
         app = create_app(settings, extractor=extractor, redactor=redactor, spec_store=spec_store)
-        server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-        )
+        server = uvicorn.Server(server_config(app, settings, log_level="warning", lifespan="on"))
         task = asyncio.create_task(server.serve())
         servers.append((server, task))
         for _ in range(200):

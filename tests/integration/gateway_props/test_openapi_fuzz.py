@@ -202,6 +202,102 @@ def test_generated_chat_requests_never_get_a_server_error(fuzz_stack: CheckStack
     assert not failures, "\n".join(sorted(set(failures))[:20])
 
 
+# -- hostile bodies: deep nesting, wrong types in every field, huge numbers, odd Unicode --
+
+#: Any code point, surrogates and private use included (json.dumps escapes them).
+_ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=40)
+_HUGE_NUMBERS = (
+    st.integers(-(2**300), 2**300)
+    | st.floats(allow_nan=False)
+    | st.sampled_from([2**63, 2**64, -(2**63) - 1, 1e308, -1e308, 5e-324])
+)
+
+
+def _deep(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for index in range(depth):
+        value = [value] if index % 2 else {"k": value}
+    return value
+
+
+_DEEP = st.builds(_deep, st.integers(30, 600), _json_value)
+_ANYTHING = _json_value | _ANY_TEXT | _HUGE_NUMBERS | _DEEP
+_FIELDS = [
+    "model",
+    "messages",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "max_completion_tokens",
+    "n",
+    "seed",
+    "stream",
+    "stream_options",
+    "stop",
+    "tools",
+    "tool_choice",
+    "response_format",
+    "user",
+    "metadata",
+    "cache_salt",
+    "logprobs",
+    "top_logprobs",
+]
+
+
+@st.composite
+def hostile_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    """A plausible request with one to three fields replaced by anything at all, or a
+    message whose role, content or content part is."""
+    body: dict[str, Any] = {
+        "model": "cachecoh-offline",
+        "messages": [{"role": "user", "content": draw(_ANY_TEXT | st.sampled_from(QUESTIONS))}],
+        "temperature": 0,
+    }
+    for name in draw(st.lists(st.sampled_from(_FIELDS), min_size=1, max_size=3, unique=True)):
+        body[name] = draw(_ANYTHING)
+    where = draw(st.sampled_from(["none", "role", "content", "part", "name", "extra"]))
+    message = {"role": "user", "content": "iPhone 15 电池"}
+    if where == "role":
+        message["role"] = draw(_ANYTHING)
+    elif where == "content":
+        message["content"] = draw(_ANYTHING)
+    elif where == "part":
+        message["content"] = [{"type": "text", "text": draw(_ANYTHING)}, draw(_ANYTHING)]
+    elif where == "name":
+        message["name"] = draw(_ANYTHING)
+    elif where == "extra":
+        message[draw(_ANY_TEXT)] = draw(_ANYTHING)
+    if where != "none":
+        body["messages"] = [message]
+    return body
+
+
+def test_hostile_bodies_never_get_a_server_error(fuzz_stack: CheckStack) -> None:
+    key = fuzz_stack.api_keys["tenant-fuzz"]
+    failures: list[str] = []
+    statuses: Counter[int] = Counter()
+    with httpx.Client(base_url=fuzz_stack.gateway_url, timeout=60) as client:
+
+        @given(body=hostile_bodies())
+        @settings(
+            max_examples=600, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        )
+        def call(body: dict[str, Any]) -> None:
+            response = client.post(
+                "/v1/chat/completions",
+                content=json.dumps(body),
+                headers={"authorization": f"Bearer {key}", "content-type": "application/json"},
+            )
+            statuses[response.status_code] += 1
+            if response.status_code >= 500 or b'"type":"upstream_error"' in response.content:
+                failures.append(f"{response.status_code}: {response.text[:200]}")
+
+        call()
+    assert not failures, "\n".join(sorted(set(failures))[:20])
+    assert statuses[400] > 0  # the generator does reach the validation
+
+
 def test_the_gateway_logged_no_unhandled_error(fuzz_stack: CheckStack) -> None:
     """A swallowed exception is a bug even when it was answered without a 5xx."""
     log = fuzz_stack.log_paths()["gateway_log"].read_text("utf-8", "replace")

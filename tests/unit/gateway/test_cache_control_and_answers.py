@@ -20,7 +20,7 @@ from services.core.answers import (
     replay_stream,
 )
 from services.core.cache_control import DEFAULT_CONTROLS, parse_cache_controls
-from services.core.request_key import InvalidRequest
+from services.core.chat_request import InvalidRequest
 
 
 def controls(cc: str | None = None, ttl: str | None = None, ns: str | None = None) -> Any:

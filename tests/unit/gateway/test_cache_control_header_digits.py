@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.core.cache_control import TTL_HEADER, parse_cache_controls
-from services.core.request_key import InvalidRequest
+from services.core.chat_request import InvalidRequest
 
 
 @pytest.mark.parametrize("value", ["²", "¹", "³", "١٢", "１２"])

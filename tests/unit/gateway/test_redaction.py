@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
 
-from services.core.redaction import PiiKind, Redactor, placeholder
+from services.core.redaction import HMM_BUDGET_CHARS, HMM_MAX_RUN, PiiKind, Redactor, placeholder
 from services.gateway.bootstrap import load_redactor
 from services.paths import DEMO_DATA_DIR
 
@@ -80,3 +81,61 @@ def test_findings_keep_positions_and_kinds_only(redactor: Redactor) -> None:
     assert [f.kind for f in findings] == [PiiKind.PERSON, PiiKind.CN_MOBILE]
     assert [text[f.start : f.end] for f in findings] == ["王小明", "13812345678"]
     assert all(not hasattr(f, "value") for f in findings)
+
+
+# -- bounded work: every check is linear in the text ------------------------------------
+
+
+def test_the_hmm_sees_at_most_its_budget_of_characters(
+    redactor: Redactor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rare or unsegmentable characters once cost jieba's HMM up to 2.5 ms each (8 KB of
+    them: 20 s on the event loop); now the HMM gets short runs within a budget."""
+    pos = redactor._pos
+    seen: list[int] = []
+    original = pos.lcut
+
+    def counting(text: str, HMM: bool = True) -> list[object]:
+        if HMM:
+            seen.append(len(text))
+        return list(original(text, HMM=HMM))
+
+    monkeypatch.setattr(pos, "lcut", counting)
+    hostile = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(6000)) + "王" * 3000
+    redactor.redact(hostile + "，我叫张伟，想问问保修")
+    assert seen and max(seen) <= HMM_MAX_RUN and sum(seen) <= HMM_BUDGET_CHARS
+
+
+def test_a_name_after_an_unsegmentable_run_is_still_found(redactor: Redactor) -> None:
+    assert redactor.redact("王" * 5000 + "，我叫张伟").kinds == {PiiKind.PERSON}
+
+
+def test_many_findings_stay_sorted_and_disjoint(redactor: Redactor) -> None:
+    text = " ".join(f"user{i}@example.com 13812345678" for i in range(2000))
+    findings = redactor.redact(text).findings
+    assert len(findings) == 4000
+    assert all(a.end <= b.start for a, b in itertools.pairwise(findings))
+
+
+def test_a_letter_run_before_an_at_sign_is_no_email(redactor: Redactor) -> None:
+    assert not redactor.redact("a" * 20_000 + "@").found
+    assert redactor.redact("x" * 100 + " a.b@qq.com").kinds == {PiiKind.EMAIL}
+
+
+def test_characters_the_pos_model_lacks_never_reach_its_hmm(
+    redactor: Redactor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import jieba.posseg
+    from jieba.posseg.char_state_tab import P as known_characters
+
+    seen: list[str] = []
+    original = jieba.posseg.viterbi
+
+    def recording(obs: str, *args: object) -> object:
+        seen.append(obs)
+        return original(obs, *args)
+
+    monkeypatch.setattr(jieba.posseg, "viterbi", recording)
+    rare = [chr(c) for c in range(0x4E00, 0x9FA5) if chr(c) not in known_characters][:6]
+    redactor.redact("".join(rare[:3]) + "王建" + "".join(rare[3:]) + "，我叫张伟")
+    assert seen and all(c in known_characters for text in seen for c in text)

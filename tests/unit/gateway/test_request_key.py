@@ -10,16 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.core.request_key import (
+from services.core.chat_request import (
     InvalidRequest,
-    canonical_request,
-    canonical_semantic,
     normalise_text,
     parse_chat_request,
     question_of,
     redact_messages,
-    salted_digest,
 )
+from services.core.request_key import canonical_request, canonical_semantic, salted_digest
 from services.core.semantic.fingerprint import Fingerprint
 
 SECRET = b"unit-test-secret-0123456789"

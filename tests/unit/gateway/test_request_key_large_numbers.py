@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import orjson
 
-from services.core.request_key import canonical_request, parse_chat_request
+from services.core.chat_request import parse_chat_request
+from services.core.request_key import canonical_request
 
 MESSAGES = b'"model": "m", "messages": [{"role": "user", "content": "q"}]'
 

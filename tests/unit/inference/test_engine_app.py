@@ -147,7 +147,7 @@ def test_bad_requests_are_4xx_with_a_clear_message(client: openai.OpenAI, http: 
         client.chat.completions.create(model=MODEL, messages=[])
     response = http.post(
         "/v1/chat/completions",
-        json={"model": MODEL, "messages": [{"role": "user"}], "cache_salt": ""},
+        json={"model": MODEL, "messages": [{"role": "user", "content": "x"}], "cache_salt": ""},
     )
     assert response.status_code == 400 and "cache_salt" in response.json()["error"]["message"]
     response = http.post(

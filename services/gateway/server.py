@@ -1,0 +1,106 @@
+"""The gateway's HTTP server: uvicorn (httptools, uvloop) with deadlines on slow clients.
+
+uvicorn reaps idle keep-alive connections (``timeout_keep_alive``) and caps connections
+(``limit_concurrency``: 503 beyond), but a connection that never sends a request, or
+trickles its headers or its body, is held forever: a few hundred such connections were
+enough to exhaust the gateway. Here every connection must deliver a request's headers
+within ``header_timeout_s`` (from the connection, or from the request's first byte on a
+kept-alive one) and its body within ``body_timeout_s`` after the headers; otherwise it
+is closed. A request being answered (a long stream, say) has no deadline. Request line
+and headers together are bounded to ``MAX_HEADER_BYTES`` (httptools has no such bound;
+beyond it: 400 and the connection closed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from services.core.errors import CachecohError
+
+log = logging.getLogger(__name__)
+
+MAX_HEADER_BYTES = 64 * 1024
+
+
+class HeadersTooLarge(CachecohError):
+    """Raised in a parser callback: httptools reports it as a parse error (then 400)."""
+
+
+class _DeadlineProtocol(HttpToolsProtocol):
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    on_timeout: Any = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._arm(self.header_timeout_s, "headers")
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._header_bytes = 0
+        if self._deadline is None:
+            self._arm(self.header_timeout_s, "headers")
+
+    def on_url(self, url: bytes) -> None:
+        self._count_header_bytes(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count_header_bytes(len(name) + len(value))
+        super().on_header(name, value)
+
+    def _count_header_bytes(self, size: int) -> None:
+        self._header_bytes += size
+        if self._header_bytes > MAX_HEADER_BYTES:
+            raise HeadersTooLarge
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+        self._arm(self.body_timeout_s, "body")
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self, seconds: float, stage: str) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(seconds, self._expired, stage)
+
+    def _disarm(self) -> None:
+        deadline = getattr(self, "_deadline", None)
+        if deadline is not None:
+            deadline.cancel()
+            self._deadline = None
+
+    def _expired(self, stage: str) -> None:
+        self._deadline = None
+        if not self.transport.is_closing():
+            log.debug("closing a connection that was too slow to send its %s", stage)
+            if self.on_timeout is not None:
+                self.on_timeout(stage)
+            self.transport.close()
+
+
+def deadline_protocol(
+    *, header_timeout_s: float, body_timeout_s: float, on_timeout: Any = None
+) -> type[HttpToolsProtocol]:
+    """A uvicorn ``http`` protocol class with these deadlines."""
+    return type(
+        "GatewayHttpProtocol",
+        (_DeadlineProtocol,),
+        {
+            "header_timeout_s": header_timeout_s,
+            "body_timeout_s": body_timeout_s,
+            "on_timeout": staticmethod(on_timeout) if on_timeout is not None else None,
+        },
+    )

@@ -1,0 +1,528 @@
+"""The gateway's pipeline with in-memory fakes of its own ports (no infrastructure here).
+
+The fakes keep the store's promise the way the Lua scripts do: an entry is served only
+while every generation it was filled with is current, and a fill whose snapshot moved is
+refused. What the Redis adapters themselves do is tested against real Redis
+(tests/integration/gateway).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import pytest
+
+from services.adapters.redis_tag_store import Lookup, LookupStatus
+from services.core.cache_control import parse_cache_controls
+from services.core.catalog import ProductFacts
+from services.core.chat_request import InvalidRequest
+from services.core.entries import Snapshot
+from services.core.errors import StoreUnavailable
+from services.core.keys import Layer
+from services.core.prompt import OPERATOR_INSTRUCTIONS_HEADING, sop_catalog_from_dict
+from services.core.redaction import Finding, PiiKind, Redaction
+from services.core.semantic.fingerprint import (
+    BYPASS_INTENTS,
+    Bypass,
+    Fingerprint,
+    NoFingerprint,
+    SemanticDecision,
+)
+from services.gateway.admission import BypassReason
+from services.gateway.errors import BreakerOpen, RateLimited
+from services.gateway.metrics import GatewayMetrics
+from services.gateway.redis_controls import Admission, SwitchState
+from services.gateway.service import GatewayService
+from services.gateway.upstream import UpstreamAnswer
+from services.gateway.values import ChatReply, GatewayPolicy
+from services.paths import DEMO_DATA_DIR
+
+TENANT = "tenant-a"
+BATTERY = Fingerprint("iphone_15", "battery_life", "query_spec", ())
+QUESTIONS: dict[str, SemanticDecision] = {
+    "iPhone 15 battery life?": BATTERY,
+    "how long does the iPhone 15 battery last?": BATTERY,
+    "compare iPhone 15 and Pixel 8": Bypass("compare", "two products"),
+    "hello": NoFingerprint("no product"),
+}
+
+
+@dataclass
+class Entry:
+    body: bytes
+    snapshot: Snapshot
+
+
+@dataclass
+class FakeStore:
+    """Entries guarded by tag generations, as the tag store's Lua scripts keep them."""
+
+    generations: dict[tuple[str, str], int] = field(default_factory=dict)
+    entries: dict[tuple[Layer, str], Entry] = field(default_factory=dict)
+    down: bool = False
+    fills: int = 0
+
+    def bump(self, product: str) -> None:
+        for key in list(self.generations):
+            if key[0] == product:
+                self.generations[key] += 1
+
+    def _current(self, snapshot: Snapshot) -> bool:
+        return all(
+            self.generations.get((snapshot.product, f), 0) == int(g)
+            for f, g in snapshot.generations
+        )
+
+    async def snapshot(self, product: str, fields: Sequence[str]) -> Snapshot:
+        self._check()
+        for f in fields:
+            self.generations.setdefault((product, f), 0)
+        return Snapshot.of(product, [(f, self.generations[(product, f)]) for f in fields])
+
+    async def lookup(self, product: str, layer: Layer, digest: str) -> Lookup:
+        self._check()
+        entry = self.entries.get((layer, digest))
+        if entry is None:
+            return Lookup(LookupStatus.MISS)
+        if not self._current(entry.snapshot):
+            del self.entries[(layer, digest)]
+            return Lookup(LookupStatus.STALE)
+        return Lookup(LookupStatus.HIT, entry.body)
+
+    async def fill(
+        self, layer: Layer, digest: str, snapshot: Snapshot, body: bytes, ttl_ms: int
+    ) -> bool:
+        self._check()
+        if not self._current(snapshot):
+            return False
+        self.entries[(layer, digest)] = Entry(body, snapshot)
+        self.fills += 1
+        return True
+
+    def _check(self) -> None:
+        if self.down:
+            raise StoreUnavailable("redis down (fake)")
+
+
+@dataclass
+class FakePointers:
+    products: dict[str, str] = field(default_factory=dict)
+
+    async def product_of(self, digest: str) -> str | None:
+        return self.products.get(digest)
+
+    async def point(self, digest: str, product: str, ttl_ms: int) -> None:
+        self.products[digest] = product
+
+
+@dataclass
+class FakeLeases:
+    held_by: dict[str, str] = field(default_factory=dict)
+
+    async def acquire(self, key: str) -> str | None:
+        if key in self.held_by:
+            return None
+        self.held_by[key] = f"token-{key}"
+        return self.held_by[key]
+
+    async def held(self, key: str) -> bool:
+        return key in self.held_by
+
+    async def release(self, key: str, token: str) -> None:
+        if self.held_by.get(key) == token:
+            del self.held_by[key]
+
+
+@dataclass
+class Gate:
+    """The token bucket and the fill breaker: allowed until told otherwise."""
+
+    allowed: bool = True
+
+    async def take(self, key: str) -> Admission:
+        return Admission(self.allowed, 0 if self.allowed else 7)
+
+    async def record_miss(self, key: str) -> Admission:
+        return Admission(self.allowed, 0 if self.allowed else 9)
+
+
+@dataclass
+class FakeSwitches:
+    state: SwitchState = field(default_factory=SwitchState)
+
+    async def set(self, layer: str, enabled: bool) -> SwitchState:
+        raise NotImplementedError
+
+    async def refresh(self) -> SwitchState:
+        return self.state
+
+
+ANSWER = "The iPhone 15 lasts up to 20 hours of video playback."
+
+
+def completion(text: str = ANSWER) -> dict[str, Any]:
+    return {
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "model": "m",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 30, "completion_tokens": 12, "total_tokens": 42},
+    }
+
+
+@dataclass
+class FakeStream:
+    data: list[str]
+    closed: bool = False
+
+    @property
+    def duration_s(self) -> float:
+        return 0.001
+
+    async def events(self) -> AsyncIterator[str]:
+        for item in self.data:
+            yield item
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def stream_data(text: str = ANSWER) -> list[str]:
+    first = {"id": "c", "object": "chat.completion.chunk", "model": "m", "created": 1}
+    return [
+        json.dumps({**first, "choices": [{"index": 0, "delta": {"role": "assistant"}}]}),
+        json.dumps({**first, "choices": [{"index": 0, "delta": {"content": text}}]}),
+        json.dumps({**first, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        json.dumps({**first, "choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 4}}),
+        "[DONE]",
+    ]
+
+
+@dataclass
+class FakeUpstream:
+    payloads: list[Mapping[str, Any]] = field(default_factory=list)
+    #: Awaited inside each call: lets a test hold calls open or change the store meanwhile.
+    during_call: Any = None
+
+    async def complete(
+        self, payload: Mapping[str, Any], headers: Mapping[str, str] | None = None
+    ) -> UpstreamAnswer:
+        self.payloads.append(payload)
+        if self.during_call is not None:
+            await self.during_call()
+        response = completion()
+        return UpstreamAnswer(orjson.dumps(response), response, 0.001)
+
+    async def open_stream(
+        self, payload: Mapping[str, Any], headers: Mapping[str, str] | None = None
+    ) -> FakeStream:
+        self.payloads.append(payload)
+        return FakeStream(stream_data())
+
+
+FACTS = (
+    ProductFacts(
+        "iphone_15", "phone", "Apple", 3, ("苹果15",), ("iPhone 15",), {"battery_life": "20 h"}
+    ),
+)
+
+
+class FakeFacts:
+    async def read(self, product: str, *, with_store: bool) -> tuple[ProductFacts, ...] | None:
+        return FACTS if product == "iphone_15" else None
+
+
+@dataclass
+class FakeExtractor:
+    asked: list[str] = field(default_factory=list)
+
+    def decide(self, text: str) -> SemanticDecision:
+        self.asked.append(text)
+        return QUESTIONS.get(text, NoFingerprint("unknown"))
+
+
+class FakeRedactor:
+    """Finds one kind of personal data: a phone number written as 138xxxxxxxx."""
+
+    def redact(self, text: str) -> Redaction:
+        start = text.find("138")
+        if start < 0:
+            return Redaction(text, ())
+        end = start + 11
+        return Redaction(
+            text[:start] + "<PHONE>" + text[end:], (Finding(start, end, PiiKind.CN_MOBILE),)
+        )
+
+
+@dataclass
+class Rig:
+    store: FakeStore = field(default_factory=FakeStore)
+    pointers: FakePointers = field(default_factory=FakePointers)
+    leases: FakeLeases = field(default_factory=FakeLeases)
+    bucket: Gate = field(default_factory=Gate)
+    breaker: Gate = field(default_factory=Gate)
+    switches: FakeSwitches = field(default_factory=FakeSwitches)
+    upstream: FakeUpstream = field(default_factory=FakeUpstream)
+    extractor: FakeExtractor = field(default_factory=FakeExtractor)
+    metrics: GatewayMetrics = field(default_factory=GatewayMetrics.create)
+    max_question_chars: int = 2000
+    offload_chars: int = 256
+    offload_body_bytes: int = 64 * 1024
+
+    def service(self) -> GatewayService:
+        sop = sop_catalog_from_dict(
+            json.loads((DEMO_DATA_DIR / "sop_templates.json").read_text("utf-8"))
+        )
+        return GatewayService(
+            store=self.store,
+            pointers=self.pointers,
+            leases=self.leases,
+            bucket=self.bucket,
+            breaker=self.breaker,
+            switches=self.switches,
+            upstream=self.upstream,
+            facts=FakeFacts(),
+            extractor=self.extractor,
+            redactor=FakeRedactor(),
+            policy=GatewayPolicy(
+                request_key_secret=b"k" * 32,
+                cache_salt_key=b"s" * 32,
+                sop=sop,
+                request_ttl_s=60,
+                semantic_ttl_s=60,
+                assumed_default_temperature=0.0,
+                lease_poll_s=0.001,
+                lease_wait_s=1.0,
+                max_question_chars=self.max_question_chars,
+                offload_chars=self.offload_chars,
+                offload_body_bytes=self.offload_body_bytes,
+            ),
+            metrics=self.metrics,
+        )
+
+    def counter(self, name: str, **labels: str) -> float:
+        value = self.metrics.registry.get_sample_value(name, labels)
+        return value or 0.0
+
+
+def body(question: str, **params: Any) -> bytes:
+    return orjson.dumps(
+        {"model": "m", "messages": [{"role": "user", "content": question}], **params}
+    )
+
+
+NO_CONTROLS = parse_cache_controls(None, None, None, min_ttl_s=1, max_ttl_s=3600)
+
+
+async def ask(service: GatewayService, question: str, **params: Any) -> ChatReply:
+    return await service.chat(TENANT, body(question, **params), NO_CONTROLS)
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_a_miss_fills_both_layers_and_a_paraphrase_hits_the_semantic_layer() -> None:
+    rig = Rig()
+    service = rig.service()
+    first = await ask(service, "iPhone 15 battery life?")
+    assert first.headers["x-cache"] == "MISS"
+    assert set(layer for layer, _ in rig.store.entries) == {Layer.REQUEST, Layer.SEMANTIC}
+    again = await ask(service, "iPhone 15 battery life?")
+    assert again.headers["x-cache"] == "HIT; layer=request"
+    paraphrase = await ask(service, "how long does the iPhone 15 battery last?")
+    assert paraphrase.headers["x-cache"] == "HIT; layer=semantic"
+    assert orjson.loads(paraphrase.body or b"")["choices"][0]["message"]["content"] == ANSWER
+    await settle()  # the promotion into the request layer runs in the background
+    promoted = await ask(service, "how long does the iPhone 15 battery last?")
+    assert promoted.headers["x-cache"] == "HIT; layer=request"
+    assert len(rig.upstream.payloads) == 1
+
+
+async def test_the_miss_prompt_is_canonical_and_salted_for_the_tenant() -> None:
+    rig = Rig()
+    raw = orjson.dumps(
+        {
+            "model": "m",
+            "cache_salt": "someone-elses-salt",
+            "messages": [
+                {"role": "system", "content": "Answer briefly."},
+                {"role": "user", "content": "iPhone 15 battery life?"},
+            ],
+        }
+    )
+    await rig.service().chat(TENANT, raw, NO_CONTROLS)
+    (payload,) = rig.upstream.payloads
+    system = payload["messages"][0]
+    assert system["role"] == "system"
+    assert f"{OPERATOR_INSTRUCTIONS_HEADING}\nAnswer briefly." in system["content"]
+    assert "20 h" in system["content"]  # the facts, read from the spec store
+    assert payload["messages"][-1] == {"role": "user", "content": "iPhone 15 battery life?"}
+    assert payload["cache_salt"] not in ("someone-elses-salt", "")
+
+
+async def test_an_update_makes_entries_stale_and_the_next_miss_refills() -> None:
+    rig = Rig()
+    service = rig.service()
+    await ask(service, "iPhone 15 battery life?")
+    rig.store.bump("iphone_15")
+    stale = await ask(service, "iPhone 15 battery life?")
+    assert stale.headers["x-cache"] == "STALE; layer=request"
+    assert (await ask(service, "iPhone 15 battery life?")).headers[
+        "x-cache"
+    ] == "HIT; layer=request"
+    assert len(rig.upstream.payloads) == 2
+
+
+async def test_an_update_during_the_upstream_call_refuses_the_fill() -> None:
+    rig = Rig()
+
+    async def update_lands() -> None:
+        rig.store.bump("iphone_15")
+
+    rig.upstream.during_call = update_lands
+    service = rig.service()
+    reply = await ask(service, "iPhone 15 battery life?")
+    assert reply.headers["x-cache"] == "MISS" and reply.body is not None  # still answered
+    assert rig.store.entries == {}
+    assert rig.counter("cachecoh_gateway_fill_refused_total", layer="semantic") == 1
+    rig.upstream.during_call = None
+    assert (await ask(service, "iPhone 15 battery life?")).headers["x-cache"] == "MISS"
+
+
+@pytest.mark.parametrize(
+    ("question", "params", "reason"),
+    [
+        ("my phone is 13812345678, iPhone 15 battery life?", {}, BypassReason.PERSONAL_DATA),
+        ("iPhone 15 battery life?", {"temperature": 0.7}, BypassReason.TEMPERATURE),
+        ("iPhone 15 battery life?", {"n": 2}, BypassReason.SEVERAL_CHOICES),
+        ("compare iPhone 15 and Pixel 8", {}, BypassReason.COMPARE),
+        ("hello", {}, BypassReason.NO_FINGERPRINT),
+    ],
+)
+async def test_bypassed_requests_are_forwarded_as_sent_and_never_stored(
+    question: str, params: dict[str, Any], reason: BypassReason
+) -> None:
+    rig = Rig()
+    service = rig.service()
+    for _ in range(2):
+        reply = await ask(service, question, **params)
+        assert reply.headers["x-cache"] == f"BYPASS; reason={reason.value}"
+    assert rig.store.entries == {} and rig.store.fills == 0
+    assert len(rig.upstream.payloads) == 2
+    forwarded = rig.upstream.payloads[0]
+    assert forwarded["messages"] == [{"role": "user", "content": question}]  # not redacted
+    assert forwarded["cache_salt"]
+    assert rig.counter("request_cache_bypass_reason_total", layer="all", reason=reason.value) == 2
+
+
+async def test_an_overlong_question_skips_the_semantic_layer_unread() -> None:
+    rig = Rig(max_question_chars=40)
+    reply = await ask(rig.service(), "iPhone 15 battery life? " + "a" * 40)
+    assert reply.headers["x-cache"] == "BYPASS; reason=question_too_long"
+    assert rig.extractor.asked == []
+    labels = {"layer": "all", "reason": "question_too_long"}
+    assert rig.counter("request_cache_bypass_reason_total", **labels) == 1
+
+
+async def test_the_kill_switches_turn_layers_off() -> None:
+    rig = Rig()
+    rig.switches.state = SwitchState(request=False, semantic=True)
+    service = rig.service()
+    await ask(service, "iPhone 15 battery life?")
+    assert set(layer for layer, _ in rig.store.entries) == {Layer.SEMANTIC}
+    rig.switches.state = SwitchState(request=False, semantic=False)
+    reply = await ask(service, "iPhone 15 battery life?")
+    assert reply.headers["x-cache"] == "BYPASS; reason=kill_switch"
+
+
+async def test_a_redis_outage_fails_open_to_the_model() -> None:
+    rig = Rig()
+    rig.store.down = True
+    reply = await ask(rig.service(), "iPhone 15 battery life?")
+    assert reply.headers["x-cache"] == "BYPASS; reason=store_unavailable"
+    assert reply.body is not None and len(rig.upstream.payloads) == 1
+    assert rig.counter("cachecoh_gateway_store_errors_total", operation="semantic_lookup") == 1
+
+
+async def test_concurrent_misses_of_one_key_make_one_upstream_call() -> None:
+    rig = Rig()
+    release = asyncio.Event()
+
+    async def hold() -> None:
+        await release.wait()
+
+    rig.upstream.during_call = hold
+    service = rig.service()
+    tasks = [asyncio.create_task(ask(service, "iPhone 15 battery life?")) for _ in range(5)]
+    await settle()
+    release.set()
+    replies = await asyncio.gather(*tasks)
+    assert len(rig.upstream.payloads) == 1
+    assert sorted(r.headers["x-cache"] for r in replies) == ["HIT; layer=semantic"] * 4 + ["MISS"]
+    assert rig.leases.held_by == {}  # the lease was let go
+
+
+async def test_an_empty_bucket_or_an_open_breaker_stops_the_miss_path() -> None:
+    rig = Rig()
+    rig.bucket.allowed = False
+    with pytest.raises(RateLimited) as limited:
+        await ask(rig.service(), "iPhone 15 battery life?")
+    assert limited.value.retry_after_s == 7
+    rig = Rig()
+    rig.breaker.allowed = False
+    with pytest.raises(BreakerOpen):
+        await ask(rig.service(), "iPhone 15 battery life?")
+    assert rig.upstream.payloads == []
+
+
+async def test_a_streamed_miss_is_relayed_filled_before_done_and_replayed() -> None:
+    rig = Rig()
+    service = rig.service()
+    reply = await ask(service, "iPhone 15 battery life?", stream=True)
+    assert reply.events is not None and isinstance(reply.events, AsyncIterator)
+    events = [event async for event in reply.events]
+    assert events[-1] == b"data: [DONE]\n\n"
+    assert not any(b'"usage"' in e for e in events)  # asked for the cache, not the client
+    assert rig.upstream.payloads[0]["stream_options"] == {"include_usage": True}
+    hit = await ask(service, "iPhone 15 battery life?")
+    assert hit.headers["x-cache"] == "HIT; layer=request"
+    assert orjson.loads(hit.body or b"")["choices"][0]["message"]["content"] == ANSWER
+
+
+async def test_malformed_bodies_are_invalid_requests() -> None:
+    service = Rig().service()
+    with pytest.raises(InvalidRequest):
+        await service.chat(TENANT, b"{not json", NO_CONTROLS)
+    with pytest.raises(InvalidRequest):
+        await service.chat(TENANT, b'{"model": "m", "messages": []}', NO_CONTROLS)
+
+
+def test_every_bypass_intent_of_the_extractor_is_a_reason() -> None:
+    assert {reason.value for reason in BypassReason} >= BYPASS_INTENTS
+
+
+async def test_work_moved_off_the_event_loop_gives_the_same_answers_and_keys() -> None:
+    on_loop, offloaded = Rig(), Rig(offload_chars=0, offload_body_bytes=0)
+    replies = {}
+    for name, rig in (("on_loop", on_loop), ("offloaded", offloaded)):
+        service = rig.service()
+        miss = await ask(service, "iPhone 15 battery life?")
+        personal = await ask(service, "call 13812345678: iPhone 15 battery life?")
+        with pytest.raises(InvalidRequest):
+            await service.chat(TENANT, b"[1, 2", NO_CONTROLS)
+        replies[name] = (miss.headers["x-cache-key"], personal.headers["x-cache"])
+    assert replies["on_loop"] == replies["offloaded"]
+    assert replies["offloaded"][1] == "BYPASS; reason=personal_data"
+    steps = ("parsing", "redaction", "fingerprint")
+    for step in steps:
+        assert offloaded.counter("cachecoh_gateway_offloaded_steps_total", step=step) > 0
+        assert on_loop.counter("cachecoh_gateway_offloaded_steps_total", step=step) == 0
