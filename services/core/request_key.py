@@ -13,8 +13,8 @@ namespace) over a canonical form of everything that changes the output:
 - serialised as JSON with sorted keys and compact separators; integral floats are
   written as integers so ``0`` and ``0.0`` give one key.
 
-Semantic layer: the same salting over (model, the client's system prompt, the
-output-changing parameters, the fingerprint key): paraphrases share it.
+Semantic layer: the same salting over the material of
+``services.core.canonical_question.semantic_key_material``: paraphrases share it.
 
 A malformed request raises :class:`InvalidRequest` naming the offending field.
 """
@@ -34,7 +34,6 @@ from typing import Any
 import orjson
 
 from services.core.errors import CachecohError
-from services.core.semantic.fingerprint import Fingerprint
 
 #: Parameters that never change the answer's content; they stay out of every key.
 NON_OUTPUT_PARAMS = frozenset(
@@ -280,26 +279,6 @@ def canonical_request(
     """The request layer's canonical form: compact JSON, sorted keys."""
     return orjson.dumps(
         {"v": KEY_VERSION, "model": model, "messages": list(messages), "params": params},
-        option=orjson.OPT_SORT_KEYS,
-        default=dict,
-    )
-
-
-def canonical_semantic(
-    model: str,
-    system_prompt: str | None,
-    params: Mapping[str, Any],
-    fingerprint: Fingerprint,
-) -> bytes:
-    """The semantic layer's canonical form: whatever changes a fingerprint's answer."""
-    return orjson.dumps(
-        {
-            "v": KEY_VERSION,
-            "model": model,
-            "system": system_prompt,
-            "params": params,
-            "fingerprint": fingerprint.key,
-        },
         option=orjson.OPT_SORT_KEYS,
         default=dict,
     )

@@ -20,11 +20,11 @@ from services.core.answers import (
     answer_texts,
     check_cacheable,
     encode_answer,
-    etag_of,
 )
 from services.core.entries import Snapshot
 from services.core.errors import StoreUnavailable
 from services.core.keys import Layer
+from services.core.response_identity import conform_completion, stable_etag
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.ports import AnswerStore, PiiFinder, RequestPointerStore
 from services.gateway.values import LAYER_NAMES, FillPlan
@@ -76,11 +76,11 @@ class AnswerFiller:
             layer="",
             created_at=self._clock(),
             product=keys.product,
-            cid=plan.fingerprint.cid,
+            cid=plan.fingerprint.cid if plan.fingerprint is not None else "",
             tags=tuple(sorted(str(t) for t in keys.tags)),
             generations=plan.snapshot.generations,
             spec_versions={f.product_id: f.spec_version for f in plan.facts},
-            etag=etag_of(response_bytes),
+            etag=stable_etag(response),
             chunks=chunks,
             prompt_tokens=_usage_count(response, "prompt_tokens"),
             completion_tokens=_usage_count(response, "completion_tokens"),
@@ -113,7 +113,7 @@ class AnswerFiller:
     async def fill_streamed(self, assembly: StreamAssembly, plan: FillPlan) -> dict[Layer, bytes]:
         """Fill from a relayed stream's chunks (kept, so a hit replays the same chunks)."""
         try:
-            response = assembly.completion()
+            response = conform_completion(assembly.completion())
         except NotCacheable as exc:
             self._metrics.fill_skipped.labels(exc.reason).inc()
             return {}

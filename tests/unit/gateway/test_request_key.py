@@ -13,14 +13,12 @@ from hypothesis import strategies as st
 from services.core.request_key import (
     InvalidRequest,
     canonical_request,
-    canonical_semantic,
     normalise_text,
     parse_chat_request,
     question_of,
     redact_messages,
     salted_digest,
 )
-from services.core.semantic.fingerprint import Fingerprint
 
 SECRET = b"unit-test-secret-0123456789"
 
@@ -121,19 +119,6 @@ def test_redaction_placeholders_go_into_the_key_not_the_values() -> None:
     canonical = canonical_request(request.model, redacted, request.params)
     assert b"13812345678" not in canonical
     assert b"\\u0000m\\u0000" in canonical
-
-
-def test_semantic_key_depends_on_the_fingerprint_and_the_system_prompt() -> None:
-    request = parse_chat_request(BASE)
-    battery = Fingerprint("iphone_15", "battery_life", "query_spec", ())
-    price = Fingerprint("iphone_15", "price", "query_spec", (("storage", "256GB"),))
-    forms = {
-        canonical_semantic("m", None, request.params, battery),
-        canonical_semantic("m", "Be brief.", request.params, battery),
-        canonical_semantic("m", None, request.params, price),
-        canonical_semantic("m", None, {**request.params, "max_tokens": 1}, battery),
-    }
-    assert len(forms) == 4
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,48 @@
+"""Per-response identity of a chat completion (pure).
+
+A cached answer is served to many requests, but each response is its own object in the
+OpenAI API: it gets a fresh ``id`` and ``created``. The ETag is taken over the stable
+part (everything else), so it is equal for every serving of one stored answer.
+Also here: what the OpenAI schema requires that upstreams may omit
+(``message.refusal``, null when the model did not refuse).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from services.core.answers import etag_of
+
+_VOLATILE = ("id", "created")
+
+
+def conform_completion(response: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy with every ``choices[].message.refusal`` present (null when absent)."""
+    out = dict(response)
+    choices = response.get("choices")
+    if isinstance(choices, list):
+        fixed = []
+        for choice in choices:
+            message = choice.get("message") if isinstance(choice, Mapping) else None
+            if isinstance(message, Mapping) and "refusal" not in message:
+                choice = {**choice, "message": {**message, "refusal": None}}
+            fixed.append(choice)
+        out["choices"] = fixed
+    return out
+
+
+def stable_etag(response: Mapping[str, Any]) -> str:
+    stable = {k: v for k, v in response.items() if k not in _VOLATILE}
+    return etag_of(orjson.dumps(stable, option=orjson.OPT_SORT_KEYS))
+
+
+def completion_id() -> str:
+    return f"chatcmpl-{secrets.token_hex(12)}"
+
+
+def with_fresh_identity(response: Mapping[str, Any], created: int) -> dict[str, Any]:
+    return {**response, "id": completion_id(), "created": created}
