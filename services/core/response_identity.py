@@ -21,15 +21,18 @@ _VOLATILE = ("id", "created")
 
 
 def conform_completion(response: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy with every ``choices[].message.refusal`` present (null when absent)."""
+    """A copy with what the schema requires of every choice present: ``logprobs`` and
+    ``message.refusal`` (null when the upstream left them out)."""
     out = dict(response)
     choices = response.get("choices")
     if isinstance(choices, list):
         fixed = []
         for choice in choices:
-            message = choice.get("message") if isinstance(choice, Mapping) else None
-            if isinstance(message, Mapping) and "refusal" not in message:
-                choice = {**choice, "message": {**message, "refusal": None}}
+            if isinstance(choice, Mapping):
+                choice = {"logprobs": None, **choice}
+                message = choice.get("message")
+                if isinstance(message, Mapping) and "refusal" not in message:
+                    choice["message"] = {**message, "refusal": None}
             fixed.append(choice)
         out["choices"] = fixed
     return out
