@@ -1,9 +1,11 @@
 """The cached-answer body, and the OpenAI wire forms it is served in (pure).
 
 A body is one line of metadata JSON, a newline, then the OpenAI ``chat.completion``
-response exactly as it is sent to clients (so a hit sends bytes, it does not re-encode):
+response as it is sent to clients except for ``id`` and ``created``, which every
+serving gets fresh (``services.core.response_identity``; a hit splices bytes, it does
+not re-encode):
 
-``{"f":1,"layer":"sem","created_at":...,"cid":...,"tags":[...],...}\\n{"id":...}``
+``{"f":1,"layer":"sem","created_at":...,"cid":...,"tags":[...],...}\\n{"object":...}``
 
 The metadata records what the answer was built from: the products' ``spec_versions``,
 the tags and the generation snapshot (so a semantic hit can be promoted into the request

@@ -10,8 +10,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-import orjson
-
 from services.core.answers import (
     AnswerMeta,
     CachedAnswer,
@@ -20,11 +18,12 @@ from services.core.answers import (
     answer_texts,
     check_cacheable,
     encode_answer,
+    etag_of,
 )
 from services.core.entries import Snapshot
 from services.core.errors import StoreUnavailable
 from services.core.keys import Layer
-from services.core.response_identity import conform_completion, stable_etag
+from services.core.response_identity import conform_completion, stable_bytes
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.ports import AnswerStore, PiiFinder, RequestPointerStore
 from services.gateway.values import LAYER_NAMES, FillPlan
@@ -52,7 +51,6 @@ class AnswerFiller:
         self,
         plan: FillPlan,
         response: Mapping[str, Any],
-        response_bytes: bytes,
         chunks: tuple[str, ...] = (),
     ) -> dict[Layer, bytes]:
         """Guarded fills of every enabled layer with one snapshot; returns what was stored."""
@@ -72,6 +70,8 @@ class AnswerFiller:
             metrics.fill_skipped.labels("personal_data_in_answer").inc()
             return {}
         keys = plan.keys
+        # Stored without id/created: every serving gets its own (response_identity).
+        stable = stable_bytes(response)
         meta = AnswerMeta(
             layer="",
             created_at=self._clock(),
@@ -80,7 +80,7 @@ class AnswerFiller:
             tags=tuple(sorted(str(t) for t in keys.tags)),
             generations=plan.snapshot.generations,
             spec_versions={f.product_id: f.spec_version for f in plan.facts},
-            etag=stable_etag(response),
+            etag=etag_of(stable),
             chunks=chunks,
             prompt_tokens=_usage_count(response, "prompt_tokens"),
             completion_tokens=_usage_count(response, "completion_tokens"),
@@ -93,7 +93,7 @@ class AnswerFiller:
         for layer, digest, ttl_ms in targets:
             if digest is None:
                 continue
-            body = encode_answer(replace(meta, layer=layer.value), response_bytes)
+            body = encode_answer(replace(meta, layer=layer.value), stable)
             try:
                 if not await self._store.fill(layer, digest, plan.snapshot, body, ttl_ms):
                     metrics.fill_refused.labels(LAYER_NAMES[layer]).inc()
@@ -117,7 +117,7 @@ class AnswerFiller:
         except NotCacheable as exc:
             self._metrics.fill_skipped.labels(exc.reason).inc()
             return {}
-        return await self.fill(plan, response, orjson.dumps(response), assembly.chunks)
+        return await self.fill(plan, response, assembly.chunks)
 
     def promote(self, answer: CachedAnswer, request_digest: str, ttl_ms: int) -> None:
         """Copy a semantic hit into the request layer, in the background, guarded by the

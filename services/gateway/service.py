@@ -77,6 +77,7 @@ from services.core.request_key import (
 )
 from services.core.response_identity import (
     conform_completion,
+    identified,
     stable_etag,
     with_fresh_identity,
 )
@@ -393,13 +394,14 @@ class GatewayService:
         else:
             self.metrics.general_answers.labels("hit").inc()
         # One stored answer, many responses: each gets its own id and created.
-        response = with_fresh_identity(orjson.loads(answer.response), int(self.clock()))
+        created = int(self.clock())
         if call.request.stream:
+            response = with_fresh_identity(orjson.loads(answer.response), created)
             events = replay_stream(
                 response, answer.meta.chunks, include_usage=call.request.include_usage
             )
             return ChatReply(status, headers, events=events)
-        return ChatReply(status, headers, body=orjson.dumps(response))
+        return ChatReply(status, headers, body=identified(answer.response, created))
 
     def _promote(self, call: ChatCall, keys: AnswerKeys, answer: CachedAnswer) -> None:
         """Copy a semantic answer into the request layer (guarded by its own snapshot)."""
@@ -653,7 +655,7 @@ class GatewayService:
         )
         response = conform_completion(answer.response)
         body = answer.body if response == answer.response else orjson.dumps(response)
-        stored = await self._filler.fill(plan, response, body)
+        stored = await self._filler.fill(plan, response)
         if flight is not None:
             flight.body = stored.get(flight.layer)
         if fingerprint is None and stored:

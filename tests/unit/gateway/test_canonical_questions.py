@@ -19,6 +19,8 @@ from services.core.redacted_text import for_extractor, for_upstream
 from services.core.request_key import InvalidRequest
 from services.core.response_identity import (
     conform_completion,
+    identified,
+    stable_bytes,
     stable_etag,
     with_fresh_identity,
 )
@@ -140,3 +142,12 @@ def test_each_serving_gets_its_own_identity_and_the_same_etag() -> None:
     one, two = with_fresh_identity(stored, 5), with_fresh_identity(stored, 6)
     assert one["id"] != two["id"] and one["id"].startswith("chatcmpl-")
     assert stable_etag(one) == stable_etag(two) == stable_etag(stored)
+
+
+def test_a_stored_stable_part_is_served_with_a_fresh_identity_without_parsing() -> None:
+    stable = stable_bytes({"id": "old", "created": 1, "object": "chat.completion", "choices": []})
+    assert b"old" not in stable
+    served = json.loads(identified(stable, 42))
+    assert served["created"] == 42 and served["id"].startswith("chatcmpl-")
+    assert served["object"] == "chat.completion" and served["choices"] == []
+    assert json.loads(identified(b"{}", 7))["created"] == 7
