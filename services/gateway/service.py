@@ -270,7 +270,8 @@ class GatewayService:
     ) -> ChatReply:
         """A request without a fingerprint: grounded and bypassed when it names products;
         else answered through the request layer when its output is deterministic."""
-        if self.policy.products.named_in(question.text):
+        if _named_products(self.policy, question):
+            # a product question (or a follow-up about one) the extractor cannot key
             return await self._grounded_bypass(call, BypassReason.NO_FINGERPRINT)
         if not deterministic(
             call.request,
@@ -463,7 +464,7 @@ class GatewayService:
         """A product question the caches may not answer: sent with the facts of the
         products it names (the same prompt builder as a miss), as asked, never stored."""
         question = question_of(call.request.messages)
-        products = self.policy.products.named_in(question.text) if question else ()
+        products = _named_products(self.policy, question) if question else ()
         if question is None or not products:
             return await self._bypass(call, reason)
         facts: list[ProductFacts] = []
@@ -767,6 +768,14 @@ class GatewayService:
 
     async def aclose(self) -> None:
         await self._filler.aclose()
+
+
+def _named_products(policy: GatewayPolicy, question: Question) -> tuple[str, ...]:
+    """Catalog products the question names, or else the earlier turns (a follow-up)."""
+    named = policy.products.named_in(question.text)
+    if named or not question.conversation:
+        return named
+    return policy.products.named_in(" ".join(text for _, text in question.conversation))
 
 
 def _turns(conversation: tuple[tuple[str, str], ...]) -> tuple[ConversationTurn, ...]:

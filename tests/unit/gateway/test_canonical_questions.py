@@ -26,6 +26,7 @@ from services.core.response_identity import (
 )
 from services.core.semantic.fingerprint import Fingerprint
 from services.core.tags import general_product, general_tags, parse_field
+from services.gateway.settings import parse_tenant_answer_policies
 from services.paths import DEMO_DATA_DIR
 
 ATTRIBUTES = json.loads((DEMO_DATA_DIR / "attributes.json").read_text("utf-8"))
@@ -151,3 +152,17 @@ def test_a_stored_stable_part_is_served_with_a_fresh_identity_without_parsing() 
     assert served["created"] == 42 and served["id"].startswith("chatcmpl-")
     assert served["object"] == "chat.completion" and served["choices"] == []
     assert json.loads(identified(b"{}", 7))["created"] == 7
+
+
+def test_tenant_answer_policies_are_validated_naming_the_field() -> None:
+    assert parse_tenant_answer_policies('{"t": {"answer_temperature": 0.2}}') == {
+        "t": {"answer_temperature": 0.2}
+    }
+    assert parse_tenant_answer_policies("") == {}
+    for bad, where in (
+        ('{"t": {"answer_temperature": 3}}', "t.answer_temperature"),
+        ('{"t": {"cache_sampled": 1}}', "t.cache_sampled"),
+        ('{"t": {"colour": 1}}', "t.colour"),
+    ):
+        with pytest.raises(ValueError, match=where):
+            parse_tenant_answer_policies(bad)

@@ -40,7 +40,7 @@ from services.gateway.metrics import GatewayMetrics
 from services.gateway.redis_controls import Admission, SwitchState
 from services.gateway.service import GatewayService
 from services.gateway.upstream import UpstreamAnswer
-from services.gateway.values import ChatReply, GatewayPolicy
+from services.gateway.values import AnswerPolicy, ChatReply, GatewayPolicy
 from services.paths import DEMO_DATA_DIR
 
 TENANT = "tenant-a"
@@ -276,6 +276,7 @@ class Rig:
     extractor: FakeExtractor = field(default_factory=FakeExtractor)
     metrics: GatewayMetrics = field(default_factory=GatewayMetrics.create)
     max_question_chars: int = 2000
+    tenant_answers: dict[str, AnswerPolicy] = field(default_factory=dict)
 
     def service(self) -> GatewayService:
         sop = sop_catalog_from_dict(
@@ -305,6 +306,7 @@ class Rig:
                 lease_poll_s=0.001,
                 lease_wait_s=1.0,
                 max_question_chars=self.max_question_chars,
+                tenant_answers=self.tenant_answers,
             ),
             metrics=self.metrics,
         )
@@ -600,3 +602,29 @@ async def test_malformed_bodies_are_invalid_requests() -> None:
 
 def test_every_bypass_intent_of_the_extractor_is_a_reason() -> None:
     assert {reason.value for reason in BypassReason} >= BYPASS_INTENTS
+
+
+async def test_a_tenant_s_own_answer_temperature_is_used_and_announced() -> None:
+    rig = Rig(tenant_answers={TENANT: AnswerPolicy(answer_temperature=0.3)})
+    reply = await ask(rig.service(), "iPhone 15 battery life?")
+    assert rig.upstream.payloads[0]["temperature"] == 0.3
+    assert reply.headers["x-cache-sampling"] == "gateway; temperature=0.3"
+
+
+async def test_a_follow_up_about_a_product_named_earlier_is_grounded_not_stored() -> None:
+    rig = Rig()
+    raw = orjson.dumps(
+        {
+            "model": "m",
+            "messages": [
+                {"role": "user", "content": "Tell me about the iPhone 15"},
+                {"role": "assistant", "content": "It is a phone."},
+                {"role": "user", "content": "and is it any good?"},
+            ],
+        }
+    )
+    reply = await rig.service().chat(TENANT, raw, NO_CONTROLS)
+    assert reply.headers["x-cache"] == "BYPASS; reason=no_fingerprint"
+    assert reply.headers["x-cache-grounded"] == "iphone_15"
+    assert "20 h" in rig.upstream.payloads[0]["messages"][0]["content"]
+    assert rig.store.fills == 0
