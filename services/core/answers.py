@@ -24,7 +24,8 @@ from typing import Any
 
 import orjson
 
-ANSWER_FORMAT = 1
+#: 2: the response is stored without ``id``/``created``; ``origin`` names its upstream call.
+ANSWER_FORMAT = 2
 
 
 class AnswerFormatError(ValueError):
@@ -53,6 +54,9 @@ class AnswerMeta:
     #: The upstream usage when the answer was generated: what a hit saves (CSR).
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: The ``id`` of the upstream completion the answer came from (``X-Cache-Origin``):
+    #: every serving has its own ``id``, this says which generation it replays.
+    origin: str = ""
 
     @property
     def surrogate_key(self) -> str:
@@ -91,6 +95,7 @@ def encode_answer(meta: AnswerMeta, response: bytes) -> bytes:
             "etag": meta.etag or etag_of(response),
             "chunks": list(meta.chunks),
             "usage": [meta.prompt_tokens, meta.completion_tokens],
+            "origin": meta.origin,
         }
     )
     return header + b"\n" + response
@@ -123,6 +128,7 @@ def decode_answer(body: bytes) -> CachedAnswer:
             chunks=tuple(str(c) for c in raw.get("chunks", ())),
             prompt_tokens=int(raw.get("usage", (0, 0))[0]),
             completion_tokens=int(raw.get("usage", (0, 0))[1]),
+            origin=str(raw.get("origin", "")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise AnswerFormatError(f"metadata field missing or mistyped: {exc}") from exc

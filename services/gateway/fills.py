@@ -84,6 +84,7 @@ class AnswerFiller:
             chunks=chunks,
             prompt_tokens=_usage_count(response, "prompt_tokens"),
             completion_tokens=_usage_count(response, "completion_tokens"),
+            origin=str(response.get("id", "")),
         )
         targets = [
             (Layer.SEMANTIC, keys.semantic, plan.semantic_ttl_ms),

@@ -129,6 +129,8 @@ PREFIX_ROUTING_HEADER = "x-cachecoh-prefix-routing"
 SAMPLING_HEADER = "x-cache-sampling"
 #: Products whose facts grounded a bypassed answer.
 GROUNDED_HEADER = "x-cache-grounded"
+#: The upstream completion an answer comes from (a hit's body has an id of its own).
+ORIGIN_HEADER = "x-cache-origin"
 _KEY_SEP = b"\x1f"
 
 
@@ -389,6 +391,7 @@ class GatewayService:
             "age": str(answer.age(self.clock())),
             "etag": answer.meta.etag,
             "surrogate-key": answer.meta.surrogate_key,
+            ORIGIN_HEADER: answer.meta.origin,
         }
         if answer.meta.cid:
             headers[SAMPLING_HEADER] = call.answers.sampling_header()
@@ -555,9 +558,9 @@ class GatewayService:
         """The fill breaker, then the token bucket; both fail open without Redis.
 
         A request that overrides the cache (``no-cache``, ``X-Cache-TTL``) first takes a
-        token of its API key's own bucket; a ``no-cache`` refill is charged there only,
-        so one client refreshing a hot question cannot trip its breaker or empty its
-        bucket for everyone else.
+        token of its API key's own bucket, which is far smaller than a question's: one
+        client refreshing a hot question is stopped (429, that client only) long before
+        the question's bucket or breaker would turn everyone else away.
         """
         if not call.store_ok:
             return
@@ -572,8 +575,6 @@ class GatewayService:
                 control = "no_cache" if controls.no_cache else "ttl"
                 self.metrics.client_rate_limited.labels(control).inc()
                 raise RateLimited(own.retry_after_s, "overriding the cache with this API key")
-            if controls.no_cache:
-                return
         try:
             breaker = await self.breaker.record_miss(key)
         except StoreUnavailable:
@@ -665,6 +666,7 @@ class GatewayService:
         headers.update(
             {
                 "age": "0",
+                ORIGIN_HEADER: str(response.get("id", "")),
                 "etag": stable_etag(response),
                 "server-timing": self._timing(call, answer.duration_s),
             }

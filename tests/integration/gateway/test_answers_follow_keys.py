@@ -193,7 +193,7 @@ async def test_no_cache_is_limited_per_api_key_and_cannot_starve_others(
         api_keys=json.dumps({KEY_A: "tenant-a", second_key: "tenant-a", KEY_B: "tenant-b"}),
         client_override_capacity=3,
         client_override_refill_per_s=0.01,
-        bucket_capacity=2,
+        bucket_capacity=5,
         bucket_refill_per_s=0.01,
     )
     body = chat_body("iPhone 15 多重")
@@ -203,8 +203,13 @@ async def test_no_cache_is_limited_per_api_key_and_cannot_starve_others(
             for _ in range(6)
         ]
         served = await other.post(CHAT, json=body)
+        # the question's own budget is left for others' misses (a stale entry here)
+        async with gateway.admin() as admin:
+            await admin.post("/admin/purge", json={"tags": ["iphone_15/p"]})
+        refilled = await other.post(CHAT, json=body)
     assert statuses[:3] == [200, 200, 200] and set(statuses[3:]) == {429}
     assert served.status_code == 200 and served.headers["x-cache"] == "HIT; layer=request"
+    assert refilled.status_code == 200 and refilled.headers["x-cache"] == "STALE; layer=request"
     assert (
         await gateway.metric(
             "cachecoh_gateway_client_override_rejections_total", control="no_cache"

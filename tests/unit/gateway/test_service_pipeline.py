@@ -492,16 +492,17 @@ async def test_a_sampled_fingerprinted_question_is_answered_deterministically_an
     assert default.headers["x-cache"] == "HIT; layer=semantic"
 
 
-async def test_no_cache_is_charged_to_the_client_not_the_question() -> None:
+async def test_no_cache_and_ttl_overrides_are_limited_per_client() -> None:
     rig = Rig()
-    rig.bucket.allowed = False  # the question's own bucket is empty...
     no_cache = parse_cache_controls("no-cache", None, None, min_ttl_s=1, max_ttl_s=60)
     service = rig.service()
     reply = await service.chat(TENANT, body("iPhone 15 battery life?"), no_cache, client="c1")
-    assert reply.headers["x-cache"] == "MISS"  # ...a refill does not need it
+    assert reply.headers["x-cache"] == "MISS"
     rig.client_bucket.allowed = False
     with pytest.raises(RateLimited):
         await service.chat(TENANT, body("iPhone 15 battery life?"), no_cache, client="c1")
+    # an ordinary request of the same question is not this client's budget
+    assert (await ask(service, "iPhone 15 battery life?")).headers["x-cache"].startswith("HIT")
     labels = {"control": "no_cache"}
     assert rig.counter("cachecoh_gateway_client_override_rejections_total", **labels) == 1
 
