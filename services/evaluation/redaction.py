@@ -11,6 +11,8 @@ exact-key cache) under these key policies:
   gateway's semantic key);
 * ``clean_without_language``: the same, keyed by fingerprint only (the cost of the
   language key is the difference);
+* ``personal_unredacted``: with the inserted data left in the text the extractor reads
+  (no redaction, no bypass: what the raw values do to fingerprinting);
 * ``personal_bypassed``: with the inserted data, every question with a finding bypassed
   (the gateway before issue 11);
 * ``personal_redacted``: with the inserted data redacted into placeholders and the
@@ -95,6 +97,7 @@ def run_redaction_eval(
     clean_keys: list[str | None] = []
     plain_keys: list[str | None] = []
     bypassed_keys: list[str | None] = []
+    unredacted_keys: list[str | None] = []
     redacted_keys: list[str | None] = []
     personal: list[LabelledQuery] = []
     inserted = found = with_data = 0
@@ -110,11 +113,14 @@ def run_redaction_eval(
             inserted += len(variant.values)
             found += sum(value not in redaction.text for value in variant.values)
             personal.append(replace(query, text=variant.text))
-            bypassed_keys.append(None if redaction.found else _key(decide(variant.text), language))
+            raw_key = _key(decide(variant.text), language)
+            unredacted_keys.append(raw_key)
+            bypassed_keys.append(None if redaction.found else raw_key)
             redacted = decide(for_extractor(redaction.text))
             redacted_keys.append(_key(redacted, detect_language(redaction.text)))
         else:
             personal.append(query)
+            unredacted_keys.append(clean_keys[-1])
             bypassed_keys.append(clean_keys[-1])
             redacted_keys.append(clean_keys[-1])
         if progress is not None:
@@ -122,6 +128,7 @@ def run_redaction_eval(
     scores = {
         "clean": score_cache(queries, KeyedCache(clean_keys), seed),
         "clean_without_language": score_cache(queries, KeyedCache(plain_keys), seed),
+        "personal_unredacted": score_cache(personal, KeyedCache(unredacted_keys), seed),
         "personal_bypassed": score_cache(personal, KeyedCache(bypassed_keys), seed),
         "personal_redacted": score_cache(personal, KeyedCache(redacted_keys), seed),
     }
