@@ -51,7 +51,7 @@ from services.checks.tenant_traffic import (
     chat_body,
     drive,
 )
-from services.checks.upstream_ledger import completion_id
+from services.checks.upstream_ledger import answer_origin
 from services.core.prompt import derive_cache_salt
 
 ADMIN_ROUTES = (
@@ -133,7 +133,7 @@ async def probe_spoofing(stack: CheckStack, questions: Sequence[str]) -> list[Ou
                         status=response.status_code,
                         cache=response.headers.get("x-cache", ""),
                         cache_key=response.headers.get("x-cache-key"),
-                        completion_id=completion_id(response.content)
+                        completion_id=answer_origin(response.headers, response.content)
                         if response.status_code == 200
                         else None,
                         slot=slot,

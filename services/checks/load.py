@@ -44,7 +44,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from services.benchmarks.http_client import KeepAliveClient
 from services.checks.report import latency_summary, memory_mib
 from services.checks.stack import CheckStack, StackConfig, running_stack
-from services.checks.upstream_ledger import LedgerLine, completion_id
+from services.checks.upstream_ledger import LedgerLine, answer_origin
 from services.paths import DEMO_DATA_DIR
 
 #: Statuses a protected gateway may answer under load: served, rate-limited, breaker.
@@ -189,7 +189,7 @@ class LoadDriver:
             status=reply.status,
             cache=reply.headers.get("x-cache", ""),
             seconds=reply.seconds,
-            completion_id=completion_id(reply.body) if reply.status == 200 else None,
+            completion_id=answer_origin(reply.headers, reply.body) if reply.status == 200 else None,
             gateway_overhead_s=_overhead(reply.headers.get("server-timing")),
         )
 

@@ -34,7 +34,7 @@ from services.checks.personal_data import (
     phrase_with,
 )
 from services.checks.stack import MODEL, CheckStack
-from services.checks.upstream_ledger import completion_id
+from services.checks.upstream_ledger import answer_origin
 from services.paths import DEMO_DATA_DIR
 
 _NAMESPACES = ("", "", "", "support", "vip")
@@ -329,7 +329,9 @@ async def drive(
                     status=reply.status,
                     cache=reply.headers.get("x-cache", ""),
                     cache_key=reply.headers.get("x-cache-key"),
-                    completion_id=completion_id(reply.body) if reply.status == 200 else None,
+                    completion_id=answer_origin(reply.headers, reply.body)
+                    if reply.status == 200
+                    else None,
                     slot=planned.slot,
                     personal=planned.personal,
                 )

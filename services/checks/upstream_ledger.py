@@ -21,6 +21,7 @@ import json
 import re
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -49,6 +50,12 @@ def completion_id(body: bytes) -> str | None:
     """The first completion id in a chat completion or an SSE stream of chunks."""
     match = _COMPLETION_ID.search(body)
     return match[1].decode() if match is not None else None
+
+
+def answer_origin(headers: Mapping[str, str], body: bytes) -> str | None:
+    """The upstream completion a gateway answer came from: ``X-Cache-Origin`` (a hit's
+    body carries an id of its own), else the body's id (misses, bypasses)."""
+    return headers.get("x-cache-origin") or completion_id(body)
 
 
 @dataclass(frozen=True, slots=True)

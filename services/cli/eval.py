@@ -111,3 +111,65 @@ def semantic(
             f"baseline {result['model']}: beats at every threshold with false-hit rate ≤ ours: "
             f"{best['beats_baseline_at_all_of_them']}"
         )
+
+
+@app.command("redaction")
+def redaction(
+    queries: Annotated[
+        Path | None,
+        typer.Option(
+            "--queries", exists=True, dir_okay=False, help="Labelled queries (default: dev set)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the data and the shuffles.")] = 0,
+    share: Annotated[
+        float,
+        typer.Option("--share", min=0.0, max=1.0, help="Share of questions given personal data."),
+    ] = 0.5,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the full report as JSON on stdout.")
+    ] = False,
+) -> None:
+    """Semantic hit rate with personal data redacted vs bypassed, and with vs without the
+    answer-language key, on labelled questions with synthetic personal data inserted."""
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+    from rich.table import Table
+
+    from services.evaluation.redaction import run_redaction_eval
+    from services.gateway.bootstrap import load_redactor
+    from services.paths import DEMO_DATA_DIR
+    from services.semantic.loading import load_semantic_extractor
+
+    errors = Console(stderr=True)
+    with Progress(console=errors, transient=True) as progress:
+        tasks: dict[str, TaskID] = {}
+
+        def advance(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = progress.add_task(stage, total=total)
+            progress.update(tasks[stage], completed=done)
+
+        extractor = load_semantic_extractor()
+        report = run_redaction_eval(
+            queries or DEMO_DATA_DIR / "queries_dev.jsonl",
+            extractor.decide,
+            load_redactor(),
+            seed=seed,
+            share=share,
+            progress=advance,
+        )
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+    table = Table(title="semantic hit rate by key policy")
+    for column in ("policy", "hit_rate", "false_hit_rate", "bypass_leaks"):
+        table.add_column(column)
+    for name, scores in report["policies"].items():
+        table.add_row(
+            name,
+            f"{scores['hit_rate']:.4f}",
+            f"{scores['false_hit_rate']:.6f}",
+            f"{scores['bypass_leaks']:g}",
+        )
+    Console().print(table)

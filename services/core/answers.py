@@ -1,9 +1,11 @@
 """The cached-answer body, and the OpenAI wire forms it is served in (pure).
 
 A body is one line of metadata JSON, a newline, then the OpenAI ``chat.completion``
-response exactly as it is sent to clients (so a hit sends bytes, it does not re-encode):
+response as it is sent to clients except for ``id`` and ``created``, which every
+serving gets fresh (``services.core.response_identity``; a hit splices bytes, it does
+not re-encode):
 
-``{"f":1,"layer":"sem","created_at":...,"cid":...,"tags":[...],...}\\n{"id":...}``
+``{"f":1,"layer":"sem","created_at":...,"cid":...,"tags":[...],...}\\n{"object":...}``
 
 The metadata records what the answer was built from: the products' ``spec_versions``,
 the tags and the generation snapshot (so a semantic hit can be promoted into the request
@@ -24,7 +26,8 @@ import orjson
 
 from services.core.errors import CachecohError
 
-ANSWER_FORMAT = 1
+#: 2: the response is stored without ``id``/``created``; ``origin`` names its upstream call.
+ANSWER_FORMAT = 2
 
 
 class AnswerFormatError(CachecohError, ValueError):
@@ -53,6 +56,9 @@ class AnswerMeta:
     #: The upstream usage when the answer was generated: what a hit saves (CSR).
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: The ``id`` of the upstream completion the answer came from (``X-Cache-Origin``):
+    #: every serving has its own ``id``, this says which generation it replays.
+    origin: str = ""
 
     @property
     def surrogate_key(self) -> str:
@@ -91,6 +97,7 @@ def encode_answer(meta: AnswerMeta, response: bytes) -> bytes:
             "etag": meta.etag or etag_of(response),
             "chunks": list(meta.chunks),
             "usage": [meta.prompt_tokens, meta.completion_tokens],
+            "origin": meta.origin,
         }
     )
     return header + b"\n" + response
@@ -123,6 +130,7 @@ def decode_answer(body: bytes) -> CachedAnswer:
             chunks=tuple(str(c) for c in raw.get("chunks", ())),
             prompt_tokens=int(raw.get("usage", (0, 0))[0]),
             completion_tokens=int(raw.get("usage", (0, 0))[1]),
+            origin=str(raw.get("origin", "")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise AnswerFormatError(f"metadata field missing or mistyped: {exc}") from exc

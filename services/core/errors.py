@@ -31,6 +31,8 @@ brackets; what a caller does with it on the right::
     ├── PromptError                [core.prompt] EmptyQuestionError, InvalidTurnError,
     │   │                          SopCatalogError
     │   └── TenantSaltError        MissingTenantError, InvalidSaltKeyError
+    ├── VocabularyError            the attribute vocabulary cannot render a canonical question
+    │                              [core.canonical_question]
     ├── AnswerFormatError          a stored answer body this version cannot read (a miss)
     ├── NotCacheable               an upstream answer the cache cannot hold [core.answers]
     ├── gateway [services.gateway] Unauthorized, RateLimited, BreakerOpen, UnknownCacheKey,

@@ -142,7 +142,8 @@ class ErrorDetail(BaseModel):
     message: str
     type: str
     param: str | None = None
-    code: int | None = None
+    # OpenAI: a string or null. vLLM (the engine, the router) sends the HTTP status.
+    code: str | int | None = None
 
 
 class ErrorBody(BaseModel):
@@ -152,9 +153,10 @@ class ErrorBody(BaseModel):
 
 
 def error_body(
-    message: str, *, status: int, error_type: str, param: str | None = None
+    message: str, *, error_type: str, param: str | None = None, code: str | int | None = None
 ) -> dict[str, Any]:
-    return {"error": {"message": message, "type": error_type, "param": param, "code": status}}
+    """OpenAI's error envelope (``ErrorBody``) as a plain dict."""
+    return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
 
 
 def error_location(loc: tuple[int | str, ...]) -> str:

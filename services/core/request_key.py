@@ -7,8 +7,8 @@ messages with personal data replaced by placeholders (the caller redacts, see
 ``chat_request.redact_messages``), the model and the output-changing parameters,
 serialised as JSON with sorted keys and compact separators.
 
-Semantic layer: the same salting over (model, the client's system prompt, the
-output-changing parameters, the fingerprint key): paraphrases share it.
+Semantic layer: the same salting over the material of
+``services.core.canonical_question.semantic_key_material``: paraphrases share it.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ from typing import Any
 
 import orjson
 
-from services.core.semantic.fingerprint import Fingerprint
-
 KEY_VERSION = "rk1"
 NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _SEP = b"\x1f"
@@ -34,26 +32,6 @@ def canonical_request(
     """The request layer's canonical form: compact JSON, sorted keys."""
     return orjson.dumps(
         {"v": KEY_VERSION, "model": model, "messages": list(messages), "params": params},
-        option=orjson.OPT_SORT_KEYS,
-        default=dict,
-    )
-
-
-def canonical_semantic(
-    model: str,
-    system_prompt: str | None,
-    params: Mapping[str, Any],
-    fingerprint: Fingerprint,
-) -> bytes:
-    """The semantic layer's canonical form: whatever changes a fingerprint's answer."""
-    return orjson.dumps(
-        {
-            "v": KEY_VERSION,
-            "model": model,
-            "system": system_prompt,
-            "params": params,
-            "fingerprint": fingerprint.key,
-        },
         option=orjson.OPT_SORT_KEYS,
         default=dict,
     )

@@ -12,7 +12,14 @@ field                       meaning
 ``s:<slot>``                every answer that depends on a slot (attribute)
 ``s:<slot>.<variant>``      answers about one variant (``price`` for ``256GB``)
 ``s:<slot>.*``              answers that summarise all variants of a slot
+``n:<namespace>``           general answers (no fingerprint) of one namespace
+``c:<tag>``                 general answers the client tagged (``X-Cache-Tags``)
 ==========================  =========================================================
+
+General answers (requests without a fingerprint: no product, no facts) live under the
+tenant's pseudo-product ``general.<tenant>`` (:func:`general_product`) and carry ``p``,
+``n:<namespace>`` and one ``c:<tag>`` per declared tag, so an operator purges a tenant's,
+a namespace's or a client tag's general answers with the same purge-by-tag.
 
 An answer carries ``p``, ``i:<intent>``, ``s:<slot>`` and either ``s:<slot>.<v>`` for
 each constraint value it was asked with, or ``s:<slot>.*`` when it was unconstrained.
@@ -23,6 +30,7 @@ about other variants servable.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -38,6 +46,8 @@ class TagKind(StrEnum):
     PRODUCT = "p"
     INTENT = "i"
     SLOT = "s"
+    NAMESPACE = "n"
+    CLIENT = "c"
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -102,6 +112,26 @@ def answer_tags(
             tags.update(slot_tag(product, slot, v) for v in variants)
         else:
             tags.add(slot_tag(product, slot, ALL_VARIANTS))
+    return frozenset(tags)
+
+
+GENERAL_PREFIX = "general."
+CLIENT_TAG_PATTERN = _NAME
+
+
+def general_product(tenant: str) -> str:
+    """The pseudo-product a tenant's general answers are tagged under."""
+    candidate = f"{GENERAL_PREFIX}{tenant.lower()}"
+    if _PRODUCT.match(candidate):
+        return candidate
+    return GENERAL_PREFIX + hashlib.sha256(tenant.encode()).hexdigest()[:32]
+
+
+def general_tags(tenant: str, namespace: str, client_tags: Iterable[str] = ()) -> frozenset[Tag]:
+    """Tags of a general answer: the tenant, its namespace and the client's own tags."""
+    product = general_product(tenant)
+    tags = {product_tag(product), Tag(product, TagKind.NAMESPACE, namespace)}
+    tags.update(Tag(product, TagKind.CLIENT, tag) for tag in client_tags)
     return frozenset(tags)
 
 

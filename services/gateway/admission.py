@@ -1,6 +1,9 @@
 """Which requests the caches may answer: a pure decision, no I/O.
 
-A bypassed request is forwarded as the client sent it (tenant-salted) and never stored.
+A bypassed request is never stored. A product question is still grounded (the facts of
+the products it names are put in front of it); other requests are forwarded as sent.
+Personal data is not a reason: it is redacted into placeholders, in the key and in what
+is sent upstream, and only a personal *intent* bypasses.
 The reason is the ``reason`` label of ``request_cache_bypass_reason`` and of
 ``X-Cache: BYPASS; reason=...`` (docs/gateway.md lists them).
 """
@@ -10,14 +13,11 @@ from __future__ import annotations
 from enum import StrEnum
 
 from services.core.chat_request import ChatRequest, Question
-from services.core.semantic.fingerprint import Bypass, NoFingerprint, SemanticDecision
 
 
 class BypassReason(StrEnum):
     # before any lookup: the request itself is not cacheable
     REQUEST_TOO_LONG = "request_too_long"
-    PERSONAL_DATA = "personal_data"
-    TEMPERATURE = "temperature"
     SEVERAL_CHOICES = "several_choices"
     UNSUPPORTED_MESSAGES = "unsupported_messages"
     QUESTION_TOO_LONG = "question_too_long"
@@ -29,6 +29,8 @@ class BypassReason(StrEnum):
     PERSONAL = "personal"
     UNKNOWN_PRODUCT = "unknown_product"
     NO_FINGERPRINT = "no_fingerprint"
+    # a general request (no fingerprint) sampled with temperature > 0
+    TEMPERATURE = "temperature"
     # the pipeline's state
     KILL_SWITCH = "kill_switch"
     STORE_UNAVAILABLE = "store_unavailable"
@@ -46,16 +48,13 @@ def admit_request(
     request: ChatRequest,
     question: Question | None,
     *,
-    personal_data: bool,
-    default_temperature: float,
-    allow_temperature_cache: bool,
     max_question_chars: int,
 ) -> BypassReason | None:
-    """``None`` when the caches may answer ``request``, else why not (first reason wins)."""
-    if personal_data:
-        return BypassReason.PERSONAL_DATA
-    if request.temperature(default_temperature) > 0 and not allow_temperature_cache:
-        return BypassReason.TEMPERATURE
+    """``None`` when the caches may answer ``request``, else why not (first reason wins).
+
+    Sampling is no reason here: a fingerprinted question is answered with the gateway's
+    own sampling; a general one is checked by :func:`deterministic`.
+    """
     if request.params.get("n", 1) != 1:
         return BypassReason.SEVERAL_CHOICES
     if question is None:
@@ -67,10 +66,6 @@ def admit_request(
     return None
 
 
-def admit_decision(decision: SemanticDecision) -> BypassReason | None:
-    """``None`` for a fingerprint (cacheable), else the bypass reason."""
-    if isinstance(decision, Bypass):
-        return BypassReason(decision.intent)
-    if isinstance(decision, NoFingerprint):
-        return BypassReason.NO_FINGERPRINT
-    return None
+def deterministic(request: ChatRequest, *, default_temperature: float, cache_sampled: bool) -> bool:
+    """May a general answer (the client's own sampling) be stored and shared?"""
+    return cache_sampled or request.temperature(default_temperature) == 0

@@ -18,9 +18,16 @@ from fastapi import Depends, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Message, Receive, Scope, Send
 
-from services.core.cache_control import NAMESPACE_HEADER, TTL_HEADER, parse_cache_controls
+from services.core.answer_language import CONTENT_LANGUAGE_HEADER
+from services.core.cache_control import (
+    NAMESPACE_HEADER,
+    TAGS_HEADER,
+    TTL_HEADER,
+    parse_cache_controls,
+)
 from services.core.chat_request import InvalidRequest
 from services.core.errors import CachecohError, StoreUnavailable
 from services.core.openai_contract import error_body
@@ -56,8 +63,10 @@ def error_response(
     *,
     param: str | None = None,
     headers: dict[str, str] | None = None,
+    code: str | None = None,
 ) -> Response:
-    body = error_body(message, status=status, error_type=error_type, param=param)
+    # OpenAI's error object: ``code`` is a string or null, never the HTTP status.
+    body = error_body(message, error_type=error_type, param=param, code=code)
     return Response(orjson.dumps(body), status_code=status, media_type=JSON, headers=headers)
 
 
@@ -71,10 +80,14 @@ def _translate(exc: CachecohError) -> Response:
     if isinstance(exc, UnknownCacheKey):
         return error_response(400, str(exc), "invalid_request_error", param="key")
     if isinstance(exc, Unauthorized):
-        return error_response(401, exc.message, "authentication_error")
+        return error_response(401, exc.message, "authentication_error", code="invalid_api_key")
     if isinstance(exc, RateLimited):
         return error_response(
-            429, str(exc), "rate_limit_exceeded", headers={"retry-after": str(exc.retry_after_s)}
+            429,
+            str(exc),
+            "rate_limit_exceeded",
+            headers={"retry-after": str(exc.retry_after_s)},
+            code="rate_limit_exceeded",
         )
     if isinstance(exc, BreakerOpen):
         return error_response(
@@ -95,6 +108,18 @@ def _translate(exc: CachecohError) -> Response:
 async def _cachecoh_error(_: Request, exc: Exception) -> Response:
     assert isinstance(exc, CachecohError)
     return _translate(exc)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's 404/405 (unknown route, wrong method) as OpenAI error objects."""
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 404:
+        message = f"Unknown request URL: {request.method} {request.url.path}."
+        return error_response(404, message, "invalid_request_error", code="unknown_url")
+    if exc.status_code == 405:
+        message = f"Method {request.method} is not allowed on {request.url.path}."
+        return error_response(405, message, "invalid_request_error", code="method_not_allowed")
+    return error_response(exc.status_code, str(exc.detail), "invalid_request_error")
 
 
 async def _validation_error(_: Request, exc: Exception) -> Response:
@@ -172,16 +197,18 @@ class ChatCompletionsApp:
             if name in _CHAT_HEADERS:
                 headers[name] = value
         try:
-            tenant = self.parts.tenants.tenant(_header(headers, b"authorization"))
+            tenant, client = self.parts.tenants.identify(_header(headers, b"authorization"))
             controls = parse_cache_controls(
                 _header(headers, b"cache-control"),
                 _header(headers, TTL_HEADER.encode()),
                 _header(headers, NAMESPACE_HEADER.encode()),
                 min_ttl_s=self.parts.min_ttl_s,
                 max_ttl_s=self.parts.max_ttl_s,
+                tags=_header(headers, TAGS_HEADER.encode()),
+                content_language=_header(headers, CONTENT_LANGUAGE_HEADER.encode()),
             )
             raw = await read_body(receive, max_bytes=self.parts.max_body_bytes)
-            reply = await self.parts.service.chat(tenant, raw, controls)
+            reply = await self.parts.service.chat(tenant, raw, controls, client=client)
         except CachecohError as exc:
             if isinstance(exc, BodyTooLarge):
                 self.parts.metrics.rejected_requests.labels("body_too_large").inc()
@@ -208,7 +235,14 @@ class ChatCompletionsApp:
 
 CHAT_PATH = "/v1/chat/completions"
 _CHAT_HEADERS = frozenset(
-    {b"authorization", b"cache-control", TTL_HEADER.encode(), NAMESPACE_HEADER.encode()}
+    {
+        b"authorization",
+        b"cache-control",
+        TTL_HEADER.encode(),
+        NAMESPACE_HEADER.encode(),
+        TAGS_HEADER.encode(),
+        CONTENT_LANGUAGE_HEADER.encode(),
+    }
 )
 
 
@@ -280,6 +314,15 @@ async def _send_response(send: Send, response: Response) -> None:
     await send({"type": "http.response.body", "body": response.body})
 
 
+def _listed_models(body: bytes) -> list[dict[str, Any]]:
+    try:
+        listed = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return []
+    data = listed.get("data") if isinstance(listed, dict) else None
+    return [m for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+
+
 def create_app(
     parts: GatewayParts,
     lifespan: Callable[[FastAPI], AbstractAsyncContextManager[None]] | None = None,
@@ -287,6 +330,7 @@ def create_app(
     app = FastAPI(title="cachecoh gateway", version="0.1.0", lifespan=lifespan)
     app.add_exception_handler(CachecohError, _cachecoh_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
     service, admin, tenants = parts.service, parts.admin, parts.tenants
 
     @app.get("/v1/models", response_model=None)
@@ -294,6 +338,23 @@ def create_app(
         tenants.tenant(request.headers.get("authorization"))
         status, body = await parts.upstream.models()
         return Response(body, status_code=status, media_type=JSON)
+
+    @app.get("/v1/models/{model_id:path}", response_model=None)
+    async def model(model_id: str, request: Request) -> Response:
+        tenants.tenant(request.headers.get("authorization"))
+        status, body = await parts.upstream.models()
+        if status != 200:
+            return Response(body, status_code=status, media_type=JSON)
+        for item in _listed_models(body):
+            if item.get("id") == model_id:
+                return Response(orjson.dumps(item), media_type=JSON)
+        return error_response(
+            404,
+            f"The model '{model_id}' does not exist",
+            "invalid_request_error",
+            param="model",
+            code="model_not_found",
+        )
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

@@ -28,13 +28,18 @@ class TenantDirectory:
         self._by_hash = dict(tenants_by_key_hash)
 
     def tenant(self, authorization: str | None) -> str:
+        return self.identify(authorization)[0]
+
+    def identify(self, authorization: str | None) -> tuple[str, str]:
+        """(tenant, the key's digest): the digest names the client in per-key limits."""
         key = bearer(authorization)
         if key is None:
             raise Unauthorized("missing API key: send 'Authorization: Bearer <key>'")
-        tenant = self._by_hash.get(hashlib.sha256(key.encode()).hexdigest())
+        digest = hashlib.sha256(key.encode()).hexdigest()
+        tenant = self._by_hash.get(digest)
         if tenant is None:
             raise Unauthorized("invalid API key")
-        return tenant
+        return tenant, digest[:32]
 
 
 class AdminGuard:

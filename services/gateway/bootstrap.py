@@ -24,8 +24,11 @@ from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.redis_tag_store import RedisClient, RedisTagStore, connect_redis
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
+from services.core.canonical_question import QuestionVocabulary, VocabularyError
 from services.core.csr import PriceTable
+from services.core.errors import ContractError
 from services.core.keys import KeySpace
+from services.core.product_mentions import ProductNames
 from services.core.prompt import sop_catalog_from_dict
 from services.core.redaction import Redactor, vocabulary_words
 from services.core.semantic.extractor import SemanticExtractor
@@ -50,9 +53,9 @@ from services.gateway.redis_controls import (
 )
 from services.gateway.server import deadline_protocol
 from services.gateway.service import GatewayService
-from services.gateway.settings import GatewaySettings
+from services.gateway.settings import GatewaySettings, parse_tenant_answer_policies
 from services.gateway.upstream import HttpUpstream
-from services.gateway.values import GatewayPolicy
+from services.gateway.values import AnswerPolicy, GatewayPolicy
 from services.paths import DEMO_DATA_DIR
 from services.semantic.unresolved import RecordingExtractor, UnresolvedStore
 
@@ -112,6 +115,36 @@ def load_price_table(settings: GatewaySettings) -> PriceTable:
     return contract_files.load_price_table(path, settings.schemas_dir)
 
 
+def answer_policies(settings: GatewaySettings) -> tuple[AnswerPolicy, dict[str, AnswerPolicy]]:
+    """The default answer policy and each tenant's (fields it does not set: the default)."""
+    default = AnswerPolicy(
+        answer_temperature=settings.answer_temperature,
+        cache_sampled=settings.allow_temperature_cache,
+    )
+    tenants = {
+        tenant: AnswerPolicy(
+            answer_temperature=float(
+                overrides.get("answer_temperature", default.answer_temperature)
+            ),
+            cache_sampled=bool(overrides.get("cache_sampled", default.cache_sampled)),
+        )
+        for tenant, overrides in parse_tenant_answer_policies(
+            settings.tenant_answer_policies
+        ).items()
+    }
+    return default, tenants
+
+
+def load_vocabulary(data_dir: Path) -> tuple[QuestionVocabulary, ProductNames]:
+    """The canonical questions' words (attributes.json) and the catalog's product names."""
+    path = data_dir / "attributes.json"
+    try:
+        vocabulary = QuestionVocabulary.from_attributes_json(read_json(path))
+    except VocabularyError as exc:
+        raise ContractError(str(path), exc.path, "needs at least one word") from exc
+    return vocabulary, ProductNames.from_catalog_json(read_json(data_dir / "catalog.json"))
+
+
 def build_parts(
     settings: GatewaySettings,
     *,
@@ -158,6 +191,8 @@ def build_parts(
     # No silent fallback to the demo's templates: a missing file fails at start, named.
     sop_path = settings.sop_templates or (settings.data_dir / "sop_templates.json")
     pointers = RequestPointers(client, keys)
+    answers, tenant_answers = answer_policies(settings)
+    vocabulary, product_names = load_vocabulary(settings.data_dir)
     service = GatewayService(
         store=store,
         pointers=pointers,
@@ -170,6 +205,12 @@ def build_parts(
         ),
         breaker=RedisFillBreaker(
             client, gateway_keys, misses_per_minute=settings.breaker_misses_per_minute
+        ),
+        client_bucket=RedisTokenBucket(
+            client,
+            gateway_keys,
+            capacity=settings.client_override_capacity,
+            refill_per_s=settings.client_override_refill_per_s,
         ),
         switches=switches,
         upstream=upstream,
@@ -185,7 +226,10 @@ def build_parts(
             sop=sop_catalog_from_dict(read_json(sop_path)),
             request_ttl_s=settings.request_ttl_s,
             semantic_ttl_s=settings.semantic_ttl_s,
-            allow_temperature_cache=settings.allow_temperature_cache,
+            vocabulary=vocabulary,
+            products=product_names,
+            answers=answers,
+            tenant_answers=tenant_answers,
             assumed_default_temperature=settings.assumed_default_temperature,
             lease_wait_s=settings.lease_wait_s,
             lease_poll_s=settings.lease_poll_ms / 1000,

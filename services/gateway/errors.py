@@ -14,9 +14,9 @@ class Unauthorized(CachecohError):
 class RateLimited(CachecohError):
     """The key's token bucket is empty: the miss path may not call upstream yet."""
 
-    def __init__(self, retry_after_s: int) -> None:
+    def __init__(self, retry_after_s: int, what: str = "for this question") -> None:
         self.retry_after_s = retry_after_s
-        super().__init__(f"too many upstream calls for this question; retry in {retry_after_s} s")
+        super().__init__(f"too many upstream calls {what}; retry in {retry_after_s} s")
 
 
 class BreakerOpen(CachecohError):

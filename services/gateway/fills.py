@@ -10,8 +10,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-import orjson
-
 from services.core.answers import (
     AnswerMeta,
     CachedAnswer,
@@ -25,6 +23,7 @@ from services.core.answers import (
 from services.core.entries import Snapshot
 from services.core.errors import StoreUnavailable
 from services.core.keys import Layer
+from services.core.response_identity import conform_completion, stable_bytes
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.ports import AnswerStore, PiiFinder, RequestPointerStore
 from services.gateway.values import LAYER_NAMES, FillPlan
@@ -55,7 +54,6 @@ class AnswerFiller:
         self,
         plan: FillPlan,
         response: Mapping[str, Any],
-        response_bytes: bytes,
         chunks: tuple[str, ...] = (),
     ) -> dict[Layer, bytes]:
         """Guarded fills of every enabled layer with one snapshot; returns what was stored."""
@@ -75,18 +73,21 @@ class AnswerFiller:
             metrics.fill_skipped.labels("personal_data_in_answer").inc()
             return {}
         keys = plan.keys
+        # Stored without id/created: every serving gets its own (response_identity).
+        stable = stable_bytes(response)
         meta = AnswerMeta(
             layer="",
             created_at=self._clock(),
             product=keys.product,
-            cid=plan.fingerprint.cid,
+            cid=plan.fingerprint.cid if plan.fingerprint is not None else "",
             tags=tuple(sorted(str(t) for t in keys.tags)),
             generations=plan.snapshot.generations,
             spec_versions={f.product_id: f.spec_version for f in plan.facts},
-            etag=etag_of(response_bytes),
+            etag=etag_of(stable),
             chunks=chunks,
             prompt_tokens=_usage_count(response, "prompt_tokens"),
             completion_tokens=_usage_count(response, "completion_tokens"),
+            origin=str(response.get("id", "")),
         )
         targets = [
             (Layer.SEMANTIC, keys.semantic, plan.semantic_ttl_ms),
@@ -96,7 +97,7 @@ class AnswerFiller:
         for layer, digest, ttl_ms in targets:
             if digest is None:
                 continue
-            body = encode_answer(replace(meta, layer=layer.value), response_bytes)
+            body = encode_answer(replace(meta, layer=layer.value), stable)
             try:
                 if not await self._store.fill(layer, digest, plan.snapshot, body, ttl_ms):
                     metrics.fill_refused.labels(LAYER_NAMES[layer]).inc()
@@ -125,11 +126,11 @@ class AnswerFiller:
     async def fill_streamed(self, assembly: StreamAssembly, plan: FillPlan) -> dict[Layer, bytes]:
         """Fill from a relayed stream's chunks (kept, so a hit replays the same chunks)."""
         try:
-            response = assembly.completion()
+            response = conform_completion(assembly.completion())
         except NotCacheable as exc:
             self._metrics.fill_skipped.labels(exc.reason).inc()
             return {}
-        return await self.fill(plan, response, orjson.dumps(response), assembly.chunks)
+        return await self.fill(plan, response, assembly.chunks)
 
     def promote(self, answer: CachedAnswer, request_digest: str, ttl_ms: int) -> None:
         """Copy a semantic hit into the request layer, in the background, guarded by the

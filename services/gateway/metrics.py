@@ -52,6 +52,11 @@ class GatewayMetrics:
     rejected_requests: Counter
     slow_connections: Counter
     offloaded: Counter
+    general_answers: Counter
+    grounded_bypasses: Counter
+    sampling_overrides: Counter
+    answer_languages: Counter
+    client_rate_limited: Counter
 
     @classmethod
     def create(cls, registry: CollectorRegistry | None = None) -> GatewayMetrics:
@@ -166,11 +171,47 @@ class GatewayMetrics:
                 ["step"],
                 registry=reg,
             ),
+            general_answers=Counter(
+                "cachecoh_gateway_general_answers",
+                "Requests without a fingerprint (general questions, conversations) through "
+                "the request layer, by outcome (hit, miss, stored, sampled).",
+                ["outcome"],
+                registry=reg,
+            ),
+            grounded_bypasses=Counter(
+                "cachecoh_gateway_grounded_bypasses",
+                "Bypassed product questions sent upstream with the named products' facts "
+                "(not stored), by bypass reason.",
+                ["reason"],
+                registry=reg,
+            ),
+            sampling_overrides=Counter(
+                "cachecoh_gateway_sampling_overrides",
+                "Grounded misses generated with the gateway's sampling instead of the "
+                "client's (client_default: no temperature sent; client_value: one sent).",
+                ["client"],
+                registry=reg,
+            ),
+            answer_languages=Counter(
+                "cachecoh_gateway_answer_language",
+                "Canonical questions rendered, by answer language and how it was chosen "
+                "(detected, header).",
+                ["language", "source"],
+                registry=reg,
+            ),
+            client_rate_limited=Counter(
+                "cachecoh_gateway_client_override_rejections",
+                "no-cache / X-Cache-TTL requests refused (429) by the per-API-key bucket.",
+                ["control"],
+                registry=reg,
+            ),
         )
         for reason in ("body_too_large", "too_deep"):
             metrics.rejected_requests.labels(reason)
         for stage in ("headers", "body"):
             metrics.slow_connections.labels(stage)
+        for outcome in ("hit", "miss", "stored", "sampled"):
+            metrics.general_answers.labels(outcome)
         for kind in PiiKind:
             metrics.pii_redactions.labels(kind.value)
         for layer in ("request", "semantic"):

@@ -3,20 +3,28 @@
 
 Per chat completion (docs/gateway.md has the full flow):
 
-1. validate, normalise, redact personal data, derive the tenant-salted request key;
-   requests with personal data, sampled output (temperature > 0, unless allowed),
-   several choices, non-text turns or an overlong question are *bypassed*: forwarded as
-   they came, never stored (``admission.admit_request``);
+1. validate, normalise, redact personal data into typed placeholders, pick the answer
+   language, derive the tenant-salted request key; several choices, non-text turns or
+   an overlong question are *bypassed*: forwarded as they came, never stored
+   (``admission.admit_request``);
 2. request layer: pointer → product, then one Lua lookup (2 Redis round trips);
-3. fingerprint (the semantic extractor); bypass intents and questions without a
-   fingerprint go straight upstream (an entry without tags could never be invalidated);
+3. fingerprint (the semantic extractor, on the redacted text): a bypass intent is sent
+   upstream grounded with the facts of the products it names, never stored; a general
+   request (no fingerprint, no product) goes through the request layer when
+   deterministic, tagged with the tenant's general tags;
 4. semantic layer (single questions only): one Lua lookup; a hit is promoted into the
    request layer through the same guarded fill (``fills``);
 5. miss: single flight per key (``single_flight``), the fill breaker and the token
-   bucket, then: snapshot the tags' generations → read the facts → build the canonical
-   prompt → call upstream (streams relayed by ``streaming``) → guarded fills of both
-   layers with the same snapshot. A refused fill is counted; the answer still goes to
-   its caller.
+   bucket (or, for ``no-cache`` / ``X-Cache-TTL``, the client's own bucket), then:
+   snapshot the tags' generations → read the facts → build the canonical prompt (the
+   canonical question rendered from the fingerprint in the answer language, with the
+   gateway's sampling) → call upstream (streams relayed by ``streaming``) → guarded
+   fills of both layers with the same snapshot. A refused fill is counted; the answer
+   still goes to its caller.
+
+What reaches the model on a cached path is a function of the key (DESIGN.md, the
+key-completeness rule): the asker's own wording never reaches it for a semantic entry,
+and a request entry is generated from the redacted request.
 
 Any Redis failure fails open: the request is answered from upstream and counted.
 """
@@ -33,16 +41,17 @@ from typing import Any
 import orjson
 
 from services.adapters.redis_tag_store import Lookup, LookupStatus
+from services.core.answer_language import answer_language
 from services.core.answers import (
     AnswerFormatError,
     CachedAnswer,
     StreamAssembly,
     decode_answer,
-    etag_of,
     replay_stream,
 )
 from services.core.cache_control import CacheControls
-from services.core.catalog import STORE_PRODUCT_ID
+from services.core.canonical_question import semantic_key_material, subject_name
+from services.core.catalog import STORE_PRODUCT_ID, ProductFacts
 from services.core.chat_request import (
     ChatRequest,
     Question,
@@ -56,16 +65,30 @@ from services.core.csr import CostLayer
 from services.core.entries import Snapshot
 from services.core.errors import DatabaseUnavailable, StoreUnavailable
 from services.core.keys import Layer
-from services.core.prompt import apply_tenant_salt, sop_prompt
+from services.core.prompt import (
+    ConversationTurn,
+    PromptInputs,
+    apply_tenant_salt,
+    build_prompt,
+    keyed_system_prompt,
+    sop_prompt,
+)
+from services.core.redacted_text import for_extractor, for_upstream
 from services.core.redaction import PiiKind, Redaction
-from services.core.request_key import canonical_request, canonical_semantic, salted_digest
-from services.core.semantic.fingerprint import Fingerprint, SemanticDecision
-from services.core.tags import answer_tags
+from services.core.request_key import canonical_request, salted_digest
+from services.core.response_identity import (
+    conform_completion,
+    identified,
+    stable_etag,
+    with_fresh_identity,
+)
+from services.core.semantic.fingerprint import Bypass, Fingerprint, SemanticDecision
+from services.core.tags import answer_tags, general_product, general_tags
 from services.gateway.admission import (
     BypassReason,
-    admit_decision,
     admit_length,
     admit_request,
+    deterministic,
 )
 from services.gateway.cost_booking import CostBooking
 from services.gateway.costs import CostLedger
@@ -104,6 +127,13 @@ from services.gateway.values import (
 log = logging.getLogger(__name__)
 
 PREFIX_ROUTING_HEADER = "x-cachecoh-prefix-routing"
+#: Whose sampling generated a grounded answer (``gateway; temperature=0``).
+SAMPLING_HEADER = "x-cache-sampling"
+#: Products whose facts grounded a bypassed answer.
+GROUNDED_HEADER = "x-cache-grounded"
+#: The upstream completion an answer comes from (a hit's body has an id of its own).
+ORIGIN_HEADER = "x-cache-origin"
+_KEY_SEP = b"\x1f"
 
 
 @dataclass
@@ -119,6 +149,8 @@ class GatewayService:
     extractor: Extractor
     redactor: PiiFinder
     policy: GatewayPolicy
+    #: Per-API-key bucket of requests that override the cache (no-cache, X-Cache-TTL).
+    client_bucket: TokenBucket
     metrics: GatewayMetrics
     costs: CostLedger | None = None
     memo_entries: int = 8192
@@ -158,7 +190,9 @@ class GatewayService:
 
     # -- entry point ----------------------------------------------------------------
 
-    async def chat(self, tenant: str, raw: bytes, controls: CacheControls) -> ChatReply:
+    async def chat(
+        self, tenant: str, raw: bytes, controls: CacheControls, *, client: str = ""
+    ) -> ChatReply:
         started = time.perf_counter()
         policy = self.policy
         if len(raw) > policy.offload_body_bytes:
@@ -167,30 +201,59 @@ class GatewayService:
         else:
             body, request = self._parse(raw)
         store_ok = time.monotonic() >= self._store_down_until
+        answers = policy.answers_for(tenant)
         text_chars = text_length(request.messages)
         too_long = admit_length(text_chars, max_keyed_chars=policy.max_keyed_chars)
         if too_long is not None:
-            # Neither redacted nor keyed: forwarded as sent, nothing stored.
-            unkeyed = ChatCall(tenant, body, request, controls, "", started, store_ok=store_ok)
+            # Neither redacted nor keyed (bounded work): forwarded as sent, nothing stored.
+            unkeyed = ChatCall(
+                tenant,
+                body,
+                request,
+                controls,
+                "",
+                started,
+                redacted=request.messages,
+                answers=answers,
+                language=answer_language("", controls.language),
+                client=client,
+                store_ok=store_ok,
+            )
             return await self._bypass(unkeyed, too_long)
         if text_chars > policy.offload_chars:
             self.metrics.offloaded.labels("redaction").inc()
-            digest, findings = await asyncio.to_thread(
-                self._request_key, tenant, controls, request, self.redactor.redact
+            redacted, findings = await asyncio.to_thread(
+                self._redact, request, self.redactor.redact
             )
         else:
-            digest, findings = self._request_key(tenant, controls, request, self._redact_memo)
-        call = ChatCall(tenant, body, request, controls, digest, started, store_ok=store_ok)
+            redacted, findings = self._redact(request, self._redact_memo)
+        question = question_of(redacted)
+        language = answer_language(question.text if question else "", controls.language)
+        canonical = canonical_request(request.model, redacted, request.params)
+        # The answer language decides the canonical question: it is part of the key.
+        digest = salted_digest(
+            policy.request_key_secret,
+            tenant,
+            controls.namespace,
+            canonical + _KEY_SEP + language.encode(),
+        )
+        call = ChatCall(
+            tenant,
+            body,
+            request,
+            controls,
+            digest,
+            started,
+            redacted=redacted,
+            answers=answers,
+            language=language,
+            client=client,
+            store_ok=store_ok,
+        )
         for kind in findings:
             self.metrics.pii_redactions.labels(kind.value).inc()
-        question = question_of(request.messages)
         refused = admit_request(
-            request,
-            question,
-            personal_data=bool(findings),
-            default_temperature=policy.assumed_default_temperature,
-            allow_temperature_cache=policy.allow_temperature_cache,
-            max_question_chars=policy.max_question_chars,
+            request, question, max_question_chars=self.policy.max_question_chars
         )
         if refused is not None or question is None:
             return await self._bypass(call, refused or BypassReason.UNSUPPORTED_MESSAGES)
@@ -213,12 +276,13 @@ class GatewayService:
                 stale = Layer.REQUEST
 
         decision = await self._decide(question.text)
-        refused = admit_decision(decision)
-        if refused is not None or not isinstance(decision, Fingerprint):
-            return await self._bypass(call, refused or BypassReason.NO_FINGERPRINT)
+        if isinstance(decision, Bypass):
+            return await self._grounded_bypass(call, BypassReason(decision.intent))
+        if not isinstance(decision, Fingerprint):
+            return await self._general(call, question, switches, stale)
         keys = self._keys(call, question, decision, switches)
         if keys.request is None and keys.semantic is None:
-            return await self._bypass(call, BypassReason.KILL_SWITCH)
+            return await self._grounded_bypass(call, BypassReason.KILL_SWITCH)
 
         if keys.semantic is not None and not controls.no_cache and call.store_ok:
             call.looked_up.append(CostLayer.SEMANTIC)
@@ -234,13 +298,46 @@ class GatewayService:
             if lookup.status is LookupStatus.STALE and stale is None:
                 stale = Layer.SEMANTIC
         if not call.store_ok:
-            # Fail open: a grounded answer from upstream, nothing read from or written to
-            # Redis (no lease, breaker, bucket or fill either).
-            reason = BypassReason.STORE_UNAVAILABLE
-            self.metrics.bypass_reasons.labels("all", reason.value).inc()
-            status = CacheStatus(CacheState.BYPASS, reason=reason.value)
-            return await self._own_call(call, question, decision, keys, status, None)
+            return await self._fail_open(call, question, decision, keys)
         return await self._miss(call, question, decision, keys, stale)
+
+    async def _general(
+        self, call: ChatCall, question: Question, switches: SwitchState, stale: Layer | None
+    ) -> ChatReply:
+        """A request without a fingerprint: grounded and bypassed when it names products;
+        else answered through the request layer when its output is deterministic."""
+        if _named_products(self.policy, question):
+            # a product question (or a follow-up about one) the extractor cannot key
+            return await self._grounded_bypass(call, BypassReason.NO_FINGERPRINT)
+        if not deterministic(
+            call.request,
+            default_temperature=self.policy.assumed_default_temperature,
+            cache_sampled=call.answers.cache_sampled,
+        ):
+            self.metrics.general_answers.labels("sampled").inc()
+            return await self._bypass(call, BypassReason.TEMPERATURE)
+        if not switches.request:
+            return await self._bypass(call, BypassReason.KILL_SWITCH)
+        tags = general_tags(call.tenant, call.controls.namespace, call.controls.tags)
+        keys = AnswerKeys(general_product(call.tenant), tags, call.request_digest, None)
+        self.metrics.general_answers.labels("miss").inc()
+        if not call.store_ok:
+            return await self._fail_open(call, question, None, keys)
+        return await self._miss(call, question, None, keys, stale)
+
+    async def _fail_open(
+        self,
+        call: ChatCall,
+        question: Question,
+        fingerprint: Fingerprint | None,
+        keys: AnswerKeys,
+    ) -> ChatReply:
+        # A grounded answer from upstream, nothing read from or written to Redis (no
+        # lease, breaker, bucket or fill either).
+        reason = BypassReason.STORE_UNAVAILABLE
+        self.metrics.bypass_reasons.labels("all", reason.value).inc()
+        status = CacheStatus(CacheState.BYPASS, reason=reason.value)
+        return await self._own_call(call, question, fingerprint, keys, status, None)
 
     # -- lookups --------------------------------------------------------------------
 
@@ -251,14 +348,10 @@ class GatewayService:
     def _redact_memo(self, text: str) -> Redaction:
         return self._redactions.get(text, self.redactor.redact)
 
-    def _request_key(
-        self,
-        tenant: str,
-        controls: CacheControls,
-        request: ChatRequest,
-        redact: Callable[[str], Redaction],
-    ) -> tuple[str, list[PiiKind]]:
-        """The request-layer digest of the redacted request, and what redaction found."""
+    def _redact(
+        self, request: ChatRequest, redact: Callable[[str], Redaction]
+    ) -> tuple[tuple[Mapping[str, Any], ...], list[PiiKind]]:
+        """The messages with personal data replaced by placeholders, and what was found."""
         findings: list[PiiKind] = []
 
         def redacted_text(text: str) -> str:
@@ -266,18 +359,17 @@ class GatewayService:
             findings.extend(f.kind for f in redaction.findings)
             return redaction.text
 
-        messages = redact_messages(request.messages, redacted_text)
-        canonical = canonical_request(request.model, messages, request.params)
-        digest = salted_digest(
-            self.policy.request_key_secret, tenant, controls.namespace, canonical
-        )
-        return digest, findings
+        return redact_messages(request.messages, redacted_text), findings
 
     async def _decide(self, question: str) -> SemanticDecision:
+        # The extractor reads the redacted text with its placeholders made neutral.
         if len(question) > self.policy.offload_chars:
             self.metrics.offloaded.labels("fingerprint").inc()
-            return await asyncio.to_thread(self.extractor.decide, question)
-        return self._decisions.get(question, self.extractor.decide)
+            return await asyncio.to_thread(self._extract, question)
+        return self._decisions.get(question, self._extract)
+
+    def _extract(self, text: str) -> SemanticDecision:
+        return self.extractor.decide(for_extractor(text))
 
     def _found(self, layer: Layer, lookup: Lookup) -> CachedAnswer | None:
         if lookup.status is LookupStatus.STALE:
@@ -322,8 +414,12 @@ class GatewayService:
                 self.policy.request_key_secret,
                 call.tenant,
                 call.controls.namespace,
-                canonical_semantic(
-                    call.request.model, question.system_prompt, call.request.params, fingerprint
+                semantic_key_material(
+                    model=call.request.model,
+                    system_prompt=question.system_prompt,
+                    params=call.answers.answer_params(call.request.params),
+                    fingerprint=fingerprint,
+                    language=call.language,
                 ),
             )
         return AnswerKeys(
@@ -346,14 +442,21 @@ class GatewayService:
             "age": str(answer.age(self.clock())),
             "etag": answer.meta.etag,
             "surrogate-key": answer.meta.surrogate_key,
+            ORIGIN_HEADER: answer.meta.origin,
         }
+        if answer.meta.cid:
+            headers[SAMPLING_HEADER] = call.answers.sampling_header()
+        else:
+            self.metrics.general_answers.labels("hit").inc()
+        # One stored answer, many responses: each gets its own id and created.
+        created = int(self.clock())
         if call.request.stream:
-            response = orjson.loads(answer.response)
+            response = with_fresh_identity(orjson.loads(answer.response), created)
             events = replay_stream(
                 response, answer.meta.chunks, include_usage=call.request.include_usage
             )
             return ChatReply(status, headers, events=events)
-        return ChatReply(status, headers, body=answer.response)
+        return ChatReply(status, headers, body=identified(answer.response, created))
 
     def _promote(self, call: ChatCall, keys: AnswerKeys, answer: CachedAnswer) -> None:
         """Copy a semantic answer into the request layer (guarded by its own snapshot)."""
@@ -376,27 +479,78 @@ class GatewayService:
             )
         self._store_down_until = now + self.policy.store_retry_s
 
-    async def _bypass(self, call: ChatCall, reason: BypassReason) -> ChatReply:
-        """Forward the client's own request (tenant-salted) and store nothing."""
+    async def _bypass(
+        self,
+        call: ChatCall,
+        reason: BypassReason,
+        payload: Mapping[str, Any] | None = None,
+        grounded: tuple[str, ...] = (),
+    ) -> ChatReply:
+        """Forward the client's own request (tenant-salted; with ``payload`` its grounded
+        form) and store nothing."""
         self.metrics.bypass_reasons.labels("all", reason.value).inc()
         self.metrics.responses.labels("BYPASS", "none").inc()
-        payload = apply_tenant_salt(call.body, call.tenant, salt_key=self.policy.cache_salt_key)
+        salted = apply_tenant_salt(
+            payload if payload is not None else call.body,
+            call.tenant,
+            salt_key=self.policy.cache_salt_key,
+        )
         status = CacheStatus(CacheState.BYPASS, reason=reason.value)
         headers = {"x-cache": status.header()}
+        if grounded:
+            headers[GROUNDED_HEADER] = " ".join(grounded)
         if call.request.stream:
-            stream = await self._open_stream(payload)
+            stream = await self._open_stream(salted)
 
             def closed() -> None:
                 self.metrics.upstream_latency.labels("stream").observe(stream.duration_s)
                 self._booking.unpriced_stream()
 
             return ChatReply(status, headers, events=relay(stream, closed))
-        answer = await self._complete(payload)
+        answer = await self._complete(salted)
         self._booking.upstream_call(
             call.request.model, answer.response.get("usage"), call.looked_up
         )
         headers["server-timing"] = self._timing(call, answer.duration_s)
-        return ChatReply(status, headers, body=answer.body)
+        return ChatReply(status, headers, body=self._conformed(answer.response, answer.body))
+
+    async def _grounded_bypass(self, call: ChatCall, reason: BypassReason) -> ChatReply:
+        """A product question the caches may not answer: sent with the facts of the
+        products it names (the same prompt builder as a miss), as asked, never stored."""
+        question = question_of(call.request.messages)
+        products = _named_products(self.policy, question) if question else ()
+        if question is None or not products:
+            return await self._bypass(call, reason)
+        facts: list[ProductFacts] = []
+        try:
+            for product in products:
+                found = await self.facts.read(product, with_store=False) or ()
+                facts.extend(f for f in found if f.product_id == product)
+        except DatabaseUnavailable:
+            log.warning("spec store unavailable: forwarding a product question ungrounded")
+            return await self._bypass(call, reason)
+        if not facts:
+            return await self._bypass(call, reason)
+        prompt = build_prompt(
+            PromptInputs(
+                system_prompt=keyed_system_prompt(
+                    self.policy.sop.system_prompt, question.system_prompt
+                ),
+                template=self.policy.sop.generic,
+                question=question.text,
+                facts=tuple(facts),
+                conversation=_turns(question.conversation),
+            )
+        )
+        self.metrics.grounded_bypasses.labels(reason.value).inc()
+        payload = {**call.body, "messages": prompt.openai_messages()}
+        grounded = tuple(f.product_id for f in facts)
+        return await self._bypass(call, reason, payload, grounded=grounded)
+
+    def _conformed(self, response: Mapping[str, Any], body: bytes) -> bytes:
+        """The upstream body, with what the OpenAI schema requires and upstreams omit."""
+        fixed = conform_completion(response)
+        return body if fixed == response else orjson.dumps(fixed)
 
     # -- misses ---------------------------------------------------------------------
 
@@ -404,7 +558,7 @@ class GatewayService:
         self,
         call: ChatCall,
         question: Question,
-        fingerprint: Fingerprint,
+        fingerprint: Fingerprint | None,
         keys: AnswerKeys,
         stale: Layer | None,
     ) -> ChatReply:
@@ -452,9 +606,26 @@ class GatewayService:
         return self._hit(call, answer, layer, digest)
 
     async def _admit(self, call: ChatCall, key: str) -> None:
-        """The fill breaker, then the token bucket; both fail open without Redis."""
+        """The fill breaker, then the token bucket; both fail open without Redis.
+
+        A request that overrides the cache (``no-cache``, ``X-Cache-TTL``) first takes a
+        token of its API key's own bucket, which is far smaller than a question's: one
+        client refreshing a hot question is stopped (429, that client only) long before
+        the question's bucket or breaker would turn everyone else away.
+        """
         if not call.store_ok:
             return
+        controls = call.controls
+        if controls.overrides_cache:
+            try:
+                own = await self.client_bucket.take(f"client:{call.client}")
+            except StoreUnavailable:
+                self._store_failed(call, "client_bucket")
+                return
+            if not own.allowed:
+                control = "no_cache" if controls.no_cache else "ttl"
+                self.metrics.client_rate_limited.labels(control).inc()
+                raise RateLimited(own.retry_after_s, "overriding the cache with this API key")
         try:
             breaker = await self.breaker.record_miss(key)
         except StoreUnavailable:
@@ -477,7 +648,7 @@ class GatewayService:
         self,
         call: ChatCall,
         question: Question,
-        fingerprint: Fingerprint,
+        fingerprint: Fingerprint | None,
         keys: AnswerKeys,
         status: CacheStatus,
         flight: Flight | None,
@@ -491,28 +662,27 @@ class GatewayService:
                 snapshot = await self.store.snapshot(keys.product, [t.field for t in keys.tags])
             except StoreUnavailable:
                 self._store_failed(call, "snapshot")
-        try:
-            facts = await self.facts.read(
-                keys.product, with_store=fingerprint.intent == "query_policy"
-            )
-        except DatabaseUnavailable:
-            log.warning("spec store unavailable: answering without the cache")
-            return await self._bypass(call, BypassReason.FACTS_UNAVAILABLE)
-        if facts is None:
-            return await self._bypass(call, BypassReason.NO_FACTS)
-        prompt = sop_prompt(
-            self.policy.sop,
-            attribute=fingerprint.attribute,
-            question=question.text,
-            client_system_prompt=question.system_prompt,
-            facts=facts,
-            conversation=question.conversation,
-        )
-        payload: dict[str, Any] = {
-            **call.request.params,
-            "model": call.request.model,
-            "messages": prompt.openai_messages(),
+        headers = {
+            "x-cache": status.header(),
+            "x-cache-key": keys.header(),
+            "surrogate-key": " ".join(sorted(str(t) for t in keys.tags)),
         }
+        facts: tuple[ProductFacts, ...] = ()
+        if fingerprint is None:
+            payload = self._general_payload(call)
+        else:
+            try:
+                found = await self.facts.read(
+                    keys.product, with_store=fingerprint.intent == "query_policy"
+                )
+            except DatabaseUnavailable:
+                log.warning("spec store unavailable: answering without the cache")
+                return await self._grounded_bypass(call, BypassReason.FACTS_UNAVAILABLE)
+            if found is None:
+                return await self._grounded_bypass(call, BypassReason.NO_FACTS)
+            facts = found
+            payload = self._grounded_payload(call, question, fingerprint, keys, facts)
+            headers[SAMPLING_HEADER] = call.answers.sampling_header()
         payload = apply_tenant_salt(payload, call.tenant, salt_key=self.policy.cache_salt_key)
         ttl = call.controls.ttl_s
         plan = FillPlan(
@@ -524,11 +694,6 @@ class GatewayService:
             semantic_ttl_ms=(ttl or self.policy.semantic_ttl_s) * 1000,
             no_store=call.controls.no_store,
         )
-        headers = {
-            "x-cache": status.header(),
-            "x-cache-key": keys.header(),
-            "surrogate-key": " ".join(sorted(str(t) for t in keys.tags)),
-        }
         if call.request.stream:
             payload["stream"] = True
             payload["stream_options"] = {"include_usage": True}
@@ -541,18 +706,73 @@ class GatewayService:
         self._booking.upstream_call(
             call.request.model, answer.response.get("usage"), call.looked_up
         )
-        stored = await self._filler.fill(plan, answer.response, answer.body)
+        response = conform_completion(answer.response)
+        body = answer.body if response == answer.response else orjson.dumps(response)
+        stored = await self._filler.fill(plan, response)
         if flight is not None:
             flight.body = stored.get(flight.layer)
+        if fingerprint is None and stored:
+            self.metrics.general_answers.labels("stored").inc()
         self.metrics.responses.labels(status.state.value, "none").inc()
         headers.update(
             {
                 "age": "0",
-                "etag": etag_of(answer.body),
+                ORIGIN_HEADER: str(response.get("id", "")),
+                "etag": stable_etag(response),
                 "server-timing": self._timing(call, answer.duration_s),
             }
         )
-        return ChatReply(status, headers, body=answer.body)
+        return ChatReply(status, headers, body=body)
+
+    def _grounded_payload(
+        self,
+        call: ChatCall,
+        question: Question,
+        fingerprint: Fingerprint,
+        keys: AnswerKeys,
+        facts: tuple[ProductFacts, ...],
+    ) -> dict[str, Any]:
+        """The canonical prompt of a fingerprinted miss, with the gateway's sampling.
+
+        A single question is asked as the canonical question of its fingerprint in the
+        answer language: the asker's wording stays out. A conversation (request layer
+        only, keyed by all of it) is sent redacted, with the same facts and template.
+        """
+        system_prompt = for_upstream(question.system_prompt) if question.system_prompt else None
+        if question.single:
+            text = self.policy.vocabulary.render(
+                fingerprint, call.language, subject_name(facts, keys.product, call.language)
+            )
+            source = "header" if call.controls.language else "detected"
+            self.metrics.answer_languages.labels(call.language, source).inc()
+            conversation: tuple[tuple[str, str], ...] = ()
+        else:
+            text = for_upstream(question.text)
+            conversation = tuple((role, for_upstream(t)) for role, t in question.conversation)
+        prompt = sop_prompt(
+            self.policy.sop,
+            attribute=fingerprint.attribute,
+            question=text,
+            client_system_prompt=system_prompt,
+            facts=facts,
+            conversation=conversation,
+        )
+        sent = "client_value" if "temperature" in call.request.params else "client_default"
+        self.metrics.sampling_overrides.labels(sent).inc()
+        return {
+            **call.answers.answer_params(call.request.params),
+            "model": call.request.model,
+            "messages": prompt.openai_messages(),
+        }
+
+    def _general_payload(self, call: ChatCall) -> dict[str, Any]:
+        """A general request as keyed: the redacted messages (readable placeholders)."""
+        messages = redact_messages(call.redacted, for_upstream)
+        return {
+            **call.request.params,
+            "model": call.request.model,
+            "messages": [dict(m) for m in messages],
+        }
 
     def _relay_miss(
         self, call: ChatCall, stream: EventStream, plan: FillPlan, flight: Flight | None
@@ -601,3 +821,18 @@ class GatewayService:
 
     async def aclose(self) -> None:
         await self._filler.aclose()
+
+
+def _named_products(policy: GatewayPolicy, question: Question) -> tuple[str, ...]:
+    """Catalog products the question names, or else the earlier turns (a follow-up)."""
+    named = policy.products.named_in(question.text)
+    if named or not question.conversation:
+        return named
+    return policy.products.named_in(" ".join(text for _, text in question.conversation))
+
+
+def _turns(conversation: tuple[tuple[str, str], ...]) -> tuple[ConversationTurn, ...]:
+    return tuple(
+        ConversationTurn("user" if role == "user" else "assistant", text)
+        for role, text in conversation
+    )

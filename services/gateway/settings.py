@@ -43,7 +43,27 @@ class GatewaySettings(CommonSettings):
     min_ttl_s: int = Field(1, ge=1, description="Lower bound of the X-Cache-TTL override.")
     max_ttl_s: int = Field(7 * 24 * 3600, ge=1, description="Upper bound of X-Cache-TTL.")
     allow_temperature_cache: bool = Field(
-        False, description="Cache answers sampled with temperature > 0."
+        False,
+        description="Cache general answers (no fingerprint) sampled with temperature > 0. "
+        "Off: a client asking for sampled output asks for a fresh sample.",
+    )
+    answer_temperature: float = Field(
+        0.0,
+        ge=0,
+        le=2,
+        description="Temperature of the answers the gateway grounds from a fingerprint "
+        "(whatever the client sent).",
+    )
+    tenant_answer_policies: str = Field(
+        "",
+        description='Per-tenant overrides, JSON {"<tenant>": {"answer_temperature": 0.0, '
+        '"cache_sampled": false}}.',
+    )
+    client_override_capacity: int = Field(
+        10, ge=1, description="Per API key: no-cache / X-Cache-TTL requests in a burst."
+    )
+    client_override_refill_per_s: float = Field(
+        0.2, gt=0, description="Per API key: no-cache / X-Cache-TTL requests per second."
     )
     assumed_default_temperature: float = Field(
         1.0, ge=0, le=2, description="The upstream's temperature when a request sets none."
@@ -129,6 +149,12 @@ class GatewaySettings(CommonSettings):
         parse_api_keys(value.get_secret_value())
         return value
 
+    @field_validator("tenant_answer_policies")
+    @classmethod
+    def _tenant_policies_parse(cls, value: str) -> str:
+        parse_tenant_answer_policies(value)
+        return value
+
     @model_validator(mode="after")
     def _secrets_are_set(self) -> GatewaySettings:
         for name in ("admin_token", "request_key_secret", "cache_salt_key"):
@@ -164,3 +190,33 @@ def parse_api_keys(raw: str) -> dict[str, str]:
         if len(key) < 8:
             raise ValueError("every API key must be at least 8 characters")
     return {str(k): str(v) for k, v in mapping.items()}
+
+
+_POLICY_FIELDS = {"answer_temperature": (int, float), "cache_sampled": (bool,)}
+
+
+def parse_tenant_answer_policies(raw: str) -> dict[str, dict[str, float | bool]]:
+    """``tenant_answer_policies`` as {tenant: {field: value}}; raises ValueError naming
+    the tenant and field that is wrong."""
+    if not raw.strip():
+        return {}
+    try:
+        mapping = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"tenant_answer_policies is not JSON: {exc.msg}") from exc
+    if not isinstance(mapping, dict):
+        raise ValueError("tenant_answer_policies must be a JSON object of tenant -> policy")
+    out: dict[str, dict[str, float | bool]] = {}
+    for tenant, policy in mapping.items():
+        if not isinstance(policy, dict):
+            raise ValueError(f"tenant_answer_policies.{tenant} must be an object")
+        for name, value in policy.items():
+            kinds = _POLICY_FIELDS.get(name)
+            if kinds is None:
+                raise ValueError(f"tenant_answer_policies.{tenant}.{name}: unknown field")
+            if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
+                raise ValueError(f"tenant_answer_policies.{tenant}.{name}: wrong type")
+            if name == "answer_temperature" and not 0 <= value <= 2:
+                raise ValueError(f"tenant_answer_policies.{tenant}.{name}: must be in 0..2")
+        out[str(tenant)] = policy
+    return out

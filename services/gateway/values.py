@@ -8,11 +8,13 @@ from enum import StrEnum
 from typing import Any
 
 from services.core.cache_control import CacheControls
+from services.core.canonical_question import QuestionVocabulary
 from services.core.catalog import ProductFacts
 from services.core.chat_request import ChatRequest
 from services.core.csr import CostLayer
 from services.core.entries import Snapshot
 from services.core.keys import Layer
+from services.core.product_mentions import ProductNames
 from services.core.prompt import SopCatalog
 from services.core.semantic.fingerprint import Fingerprint
 from services.core.tags import Tag
@@ -52,6 +54,44 @@ class ChatReply:
     events: AsyncIterator[bytes] | Iterable[bytes] | None = None
 
 
+#: Parameters the gateway sets itself for the answers it grounds and caches (the
+#: client's values are dropped): with them in the client's hands, one client's
+#: sampling would decide what every other asker of the question gets.
+SAMPLING_PARAMS = frozenset(
+    {
+        "temperature",
+        "top_p",
+        "top_k",
+        "min_p",
+        "seed",
+        "presence_penalty",
+        "frequency_penalty",
+        "repetition_penalty",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerPolicy:
+    """How one tenant's answers are sampled and which are cached."""
+
+    #: Temperature of the answers the gateway grounds from a fingerprint.
+    answer_temperature: float = 0.0
+    #: Cache general answers sampled with temperature > 0 (off: a client asking for
+    #: sampled output asks for a fresh sample, not someone else's).
+    cache_sampled: bool = False
+
+    def answer_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The client's output parameters with the gateway's sampling in place of its own."""
+        out = {k: v for k, v in params.items() if k not in SAMPLING_PARAMS}
+        temperature = self.answer_temperature
+        out["temperature"] = int(temperature) if temperature.is_integer() else temperature
+        return out
+
+    def sampling_header(self) -> str:
+        return f"gateway; temperature={self.answer_temperature:g}"
+
+
 @dataclass(frozen=True, slots=True)
 class GatewayPolicy:
     """The pipeline's knobs (from ``GatewaySettings``)."""
@@ -61,7 +101,11 @@ class GatewayPolicy:
     sop: SopCatalog
     request_ttl_s: int
     semantic_ttl_s: int
-    allow_temperature_cache: bool = False
+    vocabulary: QuestionVocabulary
+    products: ProductNames
+    answers: AnswerPolicy = AnswerPolicy()
+    #: Per-tenant overrides of ``answers``.
+    tenant_answers: Mapping[str, AnswerPolicy] = field(default_factory=dict)
     assumed_default_temperature: float = 1.0
     lease_wait_s: float = 30.0
     lease_poll_s: float = 0.02
@@ -79,6 +123,9 @@ class GatewayPolicy:
     offload_chars: int = 256
     #: and larger bodies decoded and validated there.
     offload_body_bytes: int = 64 * 1024
+
+    def answers_for(self, tenant: str) -> AnswerPolicy:
+        return self.tenant_answers.get(tenant, self.answers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +162,13 @@ class ChatCall:
     controls: CacheControls
     request_digest: str
     started: float
+    #: The messages with personal data replaced by placeholders (what may be stored).
+    redacted: tuple[Mapping[str, Any], ...]
+    answers: AnswerPolicy
+    #: Answer language (``Content-Language`` or detected from the question).
+    language: str
+    #: Who holds the API key (a digest): per-client limits of cache-overriding controls.
+    client: str = ""
     #: False once Redis failed for this request (or is in its back-off): skip the caches.
     store_ok: bool = True
     #: Layers looked up so far (what the cost ledger charges lookups to).
@@ -127,7 +181,8 @@ class FillPlan:
 
     keys: AnswerKeys
     snapshot: Snapshot | None
-    fingerprint: Fingerprint
+    #: None for a general answer (no fingerprint, no facts).
+    fingerprint: Fingerprint | None
     facts: tuple[ProductFacts, ...]
     request_ttl_ms: int
     semantic_ttl_ms: int

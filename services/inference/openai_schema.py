@@ -16,7 +16,7 @@ def error_response(
     message: str, *, status: int, error_type: str, param: str | None = None
 ) -> JSONResponse:
     return JSONResponse(
-        error_body(message, status=status, error_type=error_type, param=param), status_code=status
+        error_body(message, error_type=error_type, param=param, code=status), status_code=status
     )
 
 

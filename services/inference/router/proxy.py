@@ -140,7 +140,7 @@ class ChatProxy:
             self._pool.connection_failed(decision.replica, type(exc).__name__)
             body = error_body(
                 f"replica {decision.replica} failed mid-stream ({type(exc).__name__})",
-                status=502,
+                code=502,
                 error_type="UpstreamStreamError",
             )
             yield f"data: {json.dumps(body)}\n\n".encode()

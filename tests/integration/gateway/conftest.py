@@ -29,6 +29,7 @@ from services.gateway.settings import GatewaySettings
 from services.inference.launcher import ManagedProcess, start_engine, wait_healthy
 from services.paths import DEMO_DATA_DIR, MAPPINGS_DIR
 from services.semantic.loading import load_semantic_extractor
+from tests.integration.gateway.echo_upstream import EchoUpstream
 from tests.integration.gateway.helpers import ADMIN_TOKEN, KEY_A, KEY_B
 
 
@@ -168,3 +169,28 @@ async def gateway_factory(
     for _, task in servers:
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(task, 10)
+
+
+@dataclass
+class RunningEcho:
+    url: str
+    upstream: EchoUpstream
+
+
+@pytest.fixture
+async def echo_upstream() -> AsyncIterator[RunningEcho]:
+    """An upstream that answers with the prompt it received (echo_upstream.py)."""
+    echo = EchoUpstream()
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(echo.app(), host="127.0.0.1", port=port, log_level="warning")
+    )
+    task = asyncio.create_task(server.serve())
+    for _ in range(200):
+        if server.started:
+            break
+        await asyncio.sleep(0.02)
+    yield RunningEcho(f"http://127.0.0.1:{port}", echo)
+    server.should_exit = True
+    with contextlib.suppress(BaseException):
+        await asyncio.wait_for(task, 10)

@@ -42,7 +42,7 @@ from services.checks.tenant_traffic import (
     chat_body,
     drive,
 )
-from services.checks.upstream_ledger import completion_id
+from services.checks.upstream_ledger import answer_origin
 from services.core.keys import KeySpace, Layer
 from services.core.prompt import derive_cache_salt
 from services.core.redaction import PiiKind
@@ -180,7 +180,7 @@ async def _ask(
         status=200,
         cache=response.headers["x-cache"],
         cache_key=response.headers.get("x-cache-key"),
-        completion_id=completion_id(response.content),
+        completion_id=answer_origin(response.headers, response.content),
         slot=f"{namespace}|{question}",
         personal=(),
     )

@@ -17,8 +17,7 @@ from services.core.chat_request import (
     question_of,
     redact_messages,
 )
-from services.core.request_key import canonical_request, canonical_semantic, salted_digest
-from services.core.semantic.fingerprint import Fingerprint
+from services.core.request_key import canonical_request, salted_digest
 
 SECRET = b"unit-test-secret-0123456789"
 
@@ -119,19 +118,6 @@ def test_redaction_placeholders_go_into_the_key_not_the_values() -> None:
     canonical = canonical_request(request.model, redacted, request.params)
     assert b"13812345678" not in canonical
     assert b"\\u0000m\\u0000" in canonical
-
-
-def test_semantic_key_depends_on_the_fingerprint_and_the_system_prompt() -> None:
-    request = parse_chat_request(BASE)
-    battery = Fingerprint("iphone_15", "battery_life", "query_spec", ())
-    price = Fingerprint("iphone_15", "price", "query_spec", (("storage", "256GB"),))
-    forms = {
-        canonical_semantic("m", None, request.params, battery),
-        canonical_semantic("m", "Be brief.", request.params, battery),
-        canonical_semantic("m", None, request.params, price),
-        canonical_semantic("m", None, {**request.params, "max_tokens": 1}, battery),
-    }
-    assert len(forms) == 4
 
 
 @pytest.mark.parametrize(
