@@ -22,7 +22,7 @@ from services.adapters.sql.audit import AuditRecord
 from services.coherence.metrics import CoherenceMetrics
 from services.coherence.retry import Backoff, retry_forever
 from services.core.errors import InvalidEvent, InvalidReason, TransientError
-from services.core.events import ProductSpecUpdated, SchemaValidator, parse_event
+from services.core.events import ProductSpecUpdated, SchemaValidator, digest_of, parse_event
 from services.core.mapping import InvalidationPlan, MappingSet, ProductBump, plan_invalidation
 from services.core.tags import PRODUCT_ID_PATTERN
 
@@ -187,7 +187,7 @@ class CoherenceHandler:
         self, pending: Sequence[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]]
     ) -> list[tuple[int, AuditRecord]]:
         requests = [
-            (bump, event.event_id, event.spec_version)
+            (bump, event.identity.dedupe_key, event.spec_version)
             for _, _, event, plan in pending
             for bump in plan.bumps
         ]
@@ -213,6 +213,7 @@ class CoherenceHandler:
                     index,
                     AuditRecord(
                         event_id=event.event_id,
+                        event_source=event.source,
                         product_id=event.product_id,
                         spec_version=event.spec_version,
                         tenant=event.tenant,
@@ -240,10 +241,11 @@ class CoherenceHandler:
         self.metrics.dead_letters.labels(error.reason.value).inc()
         self._outcomes[Outcome.DEAD_LETTERED].inc()
         log.warning(
-            "dead-lettered %s[%d]@%d: %s at %s",
+            "dead-lettered %s[%d]@%d (key %s): %s at %s",
             record.topic,
             record.partition,
             record.offset,
+            digest_of(record.key),
             error.reason.value,
             error.json_path,
         )
@@ -256,7 +258,8 @@ class CoherenceHandler:
             changed_fields=[],
             tags=[],
             outcome=Outcome.DEAD_LETTERED.value,
-            reason=f"{error.reason.value} at {error.json_path}: {error.detail}"[:500],
+            reason=f"{error.reason.value} at {error.json_path}: {error.detail}"[:440]
+            + f" (key {digest_of(record.key)})",
             topic=record.topic,
             partition=record.partition,
             offset=record.offset,

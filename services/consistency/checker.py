@@ -125,7 +125,7 @@ class ConsistencyChecker:
                         layer.value,
                         digest[:12],
                         versions,
-                        event.event_id,
+                        event.identity,
                         event.spec_version,
                     )
         self._checked += checked
