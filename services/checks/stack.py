@@ -191,6 +191,8 @@ def running_stack(config: StackConfig) -> Iterator[CheckStack]:
             "redis_prefix": prefix,
             "database_url": f"sqlite:///{database}",
             "seed_spec_store": True,
+            # No coherence worker in this stack: nothing would set the replica lease.
+            "replica_guard": False,
             "log_level": config.gateway_log_level,
             **config.gateway_settings,
         }

@@ -9,7 +9,9 @@
     ├── TransientError           a dependency is down; retry with backoff, never skip
     │   ├── StoreUnavailable      Redis
     │   ├── DatabaseUnavailable   the SQL database (audit, spec store, outbox)
-    │   └── DeadLetterUnavailable the broker did not take a dead letter
+    │   ├── DeadLetterUnavailable the broker did not take a dead letter
+    │   └── EventLogUnavailable   the broker did not answer a read of the log or offsets
+    ├── ReplicaBehind            Redis lost writes the log still has: re-apply before going on
     ├── AuditRejected            the database refused an audit row's content (not transient)
     └── PublishError             the broker did not take an event (publisher side)
 
@@ -93,6 +95,20 @@ class PublishError(CachecohError):
 
 class DeadLetterUnavailable(TransientError):
     """The dead-letter topic did not acknowledge a record."""
+
+
+class ReplicaBehind(CachecohError):
+    """Redis holds less of the event log than the worker recorded or committed (lost
+    writes, a restore, a failover, a flush) or a partition is not verified yet: the worker
+    re-applies from Redis's offset before it acknowledges anything new."""
+
+    def __init__(self, partitions: dict[str, int], why: str) -> None:
+        self.partitions = partitions  # 'o:<topic>:<partition>' → offset Redis holds
+        super().__init__(f"{why}: {partitions}")
+
+
+class EventLogUnavailable(TransientError):
+    """The broker did not answer a read of the event log or of committed offsets."""
 
 
 class AuditRejected(CachecohError):

@@ -121,6 +121,7 @@ class EmbeddedStack:
                 "CACHECOH_SESSION_TIMEOUT_S": "6",
                 "CACHECOH_REBALANCE_TIMEOUT_S": "6",
                 "CACHECOH_COMMIT_INTERVAL_S": "0.1",
+                "CACHECOH_SEED_SPEC_STORE": "true",
             },
             log_file=self.workdir / "worker.log",
         ).start()

@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 
 from services.adapters.contract_files import load_schema, read_json, validate_document
 from services.adapters.demo_catalog import load_demo_catalog
-from services.adapters.redis_tag_store import RedisClient, RedisTagStore, connect_redis
+from services.adapters.redis_tag_store import RedisClient, connect_redis
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
 from services.core.csr import PriceTable, price_table_from_dict
@@ -45,6 +45,7 @@ from services.gateway.redis_controls import (
     RedisTokenBucket,
     RequestPointers,
     SwitchState,
+    answer_store,
 )
 from services.gateway.service import (
     AdminService,
@@ -129,7 +130,12 @@ def build_parts(
     keys = KeySpace(settings.redis_prefix)
     gateway_keys = GatewayKeys(settings.redis_prefix)
     metrics = GatewayMetrics.create()
-    store = RedisTagStore(client, keys)
+    store = answer_store(
+        client,
+        keys,
+        replica_guard=settings.replica_guard and not settings.redis_cluster,
+        unverified=metrics.unverified_lookups,
+    )
 
     def switches_changed(state: SwitchState) -> None:
         for layer, enabled in state.as_dict().items():
