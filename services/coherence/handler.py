@@ -135,7 +135,7 @@ class CoherenceHandler:
             audits.append(None)
         handled = [r.position for r in records]
         if pending:
-            for index, audit in await self._apply_isolated(pending, handled):
+            for index, audit in await self._apply_isolated(pending, handled, replay=replay):
                 audits[index] = audit
         else:
             await self._retry("redis", lambda: self.store.bump_many([], handled))
@@ -166,11 +166,13 @@ class CoherenceHandler:
         self,
         pending: Sequence[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]],
         handled: Sequence[LogPosition],
+        *,
+        replay: bool,
     ) -> list[tuple[int, AuditRecord]]:
         """The batch in one round trip; if that fails for a reason other than a transient
         one, event by event, so one poisonous event cannot block the others."""
         try:
-            return await self._apply(pending, handled)
+            return await self._apply(pending, handled, replay=replay)
         except ReplicaBehind:
             raise
         except Exception:  # isolate the culprit below
@@ -180,7 +182,7 @@ class CoherenceHandler:
         out: list[tuple[int, AuditRecord]] = []
         for item in pending:
             try:
-                out += await self._apply([item], ())
+                out += await self._apply([item], (), replay=replay)
             except ReplicaBehind:
                 raise
             except Exception as exc:  # noqa: BLE001 - a bug must never stop the stream
@@ -239,6 +241,8 @@ class CoherenceHandler:
         self,
         pending: Sequence[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]],
         handled: Sequence[LogPosition],
+        *,
+        replay: bool,
     ) -> list[tuple[int, AuditRecord]]:
         requests = [
             BumpRequest(bump, event.identity.dedupe_key, event.spec_version, record.position)
@@ -257,8 +261,9 @@ class CoherenceHandler:
             applied = any(r.applied for r in mine)
             lag_s = max(0.0, (now - event.time).total_seconds())
             outcome = Outcome.APPLIED if applied else Outcome.DUPLICATE
-            self._outcomes[outcome].inc()
-            if applied:
+            if not replay:  # re-applied records are counted by the replica guard
+                self._outcomes[outcome].inc()
+            if applied and not replay:
                 self.metrics.bump_duration.observe(bump_s)
                 self.metrics.invalidation_lag.observe(lag_s)
                 self.metrics.tags_bumped.inc(plan.tag_count)

@@ -22,7 +22,13 @@ def test_no_lost_event_and_no_stale_read_under_faults(postgres_url: str, tmp_pat
     report = run_fault_suite(
         FaultSuiteConfig(
             duration_s=70,
-            plan=FaultPlan(worker_kills=4, broker_stalls=1, redis_restarts=1),
+            plan=FaultPlan(
+                worker_kills=4,
+                broker_stalls=1,
+                redis_restarts=1,
+                stale_restores=2,
+                redis_flushes=2,
+            ),
             load=LoadShape(read_rate=2000),
             rig=RigConfig(database_url=postgres_url, work_dir=tmp_path),
         )
@@ -35,6 +41,12 @@ def test_no_lost_event_and_no_stale_read_under_faults(postgres_url: str, tmp_pat
     assert report.reads_checked > 50_000
     assert details["reads"]["hits_under_watermark"] > 10_000  # the check had work to do
     assert (report.worker_kills, report.broker_stalls, report.redis_restarts) == (4, 1, 1)
+    assert (report.stale_snapshot_restores, report.redis_flushes) == (2, 2)
+    assert report.same_id_other_source_events > 0  # and none of them lost (lost_events)
+    after = details["reads"]["after_faults"]
+    assert after["restore_stale_snapshot"]["reads_checked"] > 0
+    assert after["flush_redis"]["reads_checked"] > 0
+    assert all(row["stale_reads"] == 0 for row in after.values())
     assert details["faults"]["worker_unexpected_exits"] == 0
     assert details["events"]["duplicates_published"] > 0
     assert details["events"]["reordered_pairs"] > 0
