@@ -177,6 +177,8 @@ class FaultScheduler:
         self.skipped = 0
         self.error: BaseException | None = None
         self._last: tuple[Fault, float] | None = None
+        #: (fault, began, ended) in seconds since the scheduler started
+        self.timeline: list[tuple[str, float, float]] = []
 
     def start(self) -> FaultScheduler:
         self._started = time.monotonic()
@@ -199,8 +201,12 @@ class FaultScheduler:
                 if self._stop.is_set() or time.monotonic() - self._started > self._duration_s:
                     self.skipped = len(self._timeline) - n
                     return
+                began = time.monotonic() - self._started
                 self._inject(fault)
                 self._last = (fault, time.monotonic())
+                self.timeline.append(
+                    (fault.value, round(began, 3), round(time.monotonic() - self._started, 3))
+                )
         except BaseException as exc:  # surfaced by the suite: a harness error fails the run
             self.error = exc
             log.exception("fault scheduler failed")
@@ -245,7 +251,8 @@ class FaultScheduler:
         shutil.rmtree(data_dir / "appendonlydir", ignore_errors=True)
         # An AOF-enabled server ignores dump.rdb, so load the snapshot without AOF, turn
         # AOF on (it is rewritten from the restored data) and restart the rig's server.
-        loader = RedisServerProcess(data_dir=data_dir, port=self._redis.port, snapshots=True)
+        # (on another port: nobody writes to the loader, whose AOF becomes the dataset)
+        loader = RedisServerProcess(data_dir=data_dir, snapshots=True)
         loader.start()
         try:
             with redis.Redis.from_url(loader.url, socket_timeout=30) as client:

@@ -57,6 +57,9 @@ class FaultSuiteConfig:
     seed: int = 7
     drain_timeout_s: float = 180.0
     worker_settings: Mapping[str, str] = field(default_factory=dict)  # CACHECOH_* overrides
+    #: Reads go through the replica guard, as a gateway's do; off only to prove the
+    #: suite sees what the guard prevents.
+    replica_guard: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +167,7 @@ def run_fault_suite(config: FaultSuiteConfig, console: Console | None = None) ->
             audit,
             committed,
             rig,
+            scheduler.timeline,
         )
         if not report.passed:
             rig.keep_work_dir = True  # the worker and broker logs explain a failure
@@ -193,7 +197,8 @@ async def _run_load(
 ) -> tuple[ReadStats, float]:
     client = connect_redis(rig.redis.url, cluster=False)
     # Reads go through the lookup a gateway makes, replica guard included.
-    store = RedisTagStore(client, rig.keys, replica=ReplicaKeys(rig.keys.prefix))
+    replica = ReplicaKeys(rig.keys.prefix) if config.replica_guard else None
+    store = RedisTagStore(client, rig.keys, replica=replica)
     load = ReadLoad(
         store,
         facts,
@@ -253,6 +258,7 @@ def _report(
     audit: AuditSummary,
     committed: Mapping[int, int],
     rig: Rig,
+    timeline: Sequence[tuple[str, float, float]] = (),
 ) -> FaultReport:
     applied_ids = audit.applied_ids
     published = updates.published
@@ -296,6 +302,7 @@ def _report(
             },
             "reads": stats.as_dict(),
             "faults": {**asdict(faults), "first_join_s": round(first_join_s, 2)},
+            "fault_timeline": timeline,
             "plan": asdict(plan),
             "shape": {
                 "facts": config.products * config.slots,

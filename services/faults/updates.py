@@ -72,6 +72,7 @@ class UpdateStream:
         self._records = 0
         self._duplicates = 0
         self._same_id = 0
+        self._reused: set[str] = set()
         self._reordered = 0
         self._retries = 0
         self._unpublished = 0
@@ -121,7 +122,8 @@ class UpdateStream:
                 for k in self._keys
                 if k.product == reused.product_id and k.slot != reused.changed_fields[0]
             ]
-            if reused.source == EVENT_SOURCE and siblings:
+            # Each id is reused once: two OTHER_SOURCE events with one id would be one event.
+            if reused.source == EVENT_SOURCE and siblings and reused.event_id not in self._reused:
                 # The same product, another fact, another source, the same id: a dedupe by
                 # id alone would drop it and leave that fact's old answers servable.
                 other = self._rng.choice(siblings)
@@ -132,6 +134,7 @@ class UpdateStream:
                     source=OTHER_SOURCE,
                     event_id=reused.event_id,
                 )
+                self._reused.add(reused.event_id)
                 if self._publish(event):
                     self._same_id += 1
                 return
@@ -172,6 +175,8 @@ class UpdateStream:
         if duplicate:
             self._duplicates += 1
         else:
+            if published.event_id in self.published:
+                raise RuntimeError(f"two distinct events share the identity {published.event_id}")
             self.published[published.event_id] = published
             self._recent.append(event)
         return True

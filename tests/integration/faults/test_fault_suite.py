@@ -71,3 +71,29 @@ def test_the_checker_reports_answers_planted_without_the_guard(tmp_path: Path) -
     assert all(s["served_version"] < s["floor"] for s in reads["stale_examples"])
     assert report.lost_events == 0
     assert not report.passed
+
+
+def test_without_the_replica_guard_a_stale_snapshot_serves_stale_answers(
+    tmp_path: Path,
+) -> None:
+    """The restores really roll entries and generations back: read without the guard,
+    acknowledged events are undone and their old answers served."""
+    report = run_fault_suite(
+        FaultSuiteConfig(
+            duration_s=30,
+            plan=FaultPlan(
+                worker_kills=0,
+                broker_stalls=0,
+                redis_restarts=0,
+                stale_restores=3,
+                snapshot_age_s=(3.0, 5.0),
+            ),
+            load=LoadShape(read_rate=1500),
+            rig=RigConfig(work_dir=tmp_path),
+            replica_guard=False,
+        )
+    )
+    assert report.stale_snapshot_restores == 3
+    assert report.details["reads"]["after_faults"]["restore_stale_snapshot"]["stale_reads"] > 0
+    assert report.lost_events == 0
+    assert not report.passed
