@@ -44,7 +44,7 @@ class ReplicaGuard:
     batch_max: int = 500
     backoff: Backoff = field(default_factory=Backoff)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
-    _committed: dict[int, int] = field(default_factory=dict, init=False)
+    _committed: dict[int, int] | None = field(default=None, init=False)
     _unrecoverable: set[str] = field(default_factory=set, init=False)
     #: Partitions this process handled records of (it may have lost or not yet been
     #: assigned them; verifying them too is harmless).
@@ -64,6 +64,9 @@ class ReplicaGuard:
     async def check(self) -> Verification | None:
         """The periodic check: refreshes the lease, or repairs Redis when it is behind."""
         committed = await self._read_committed()
+        if committed is None:  # never read the log's offsets: nothing to vouch for yet
+            self.metrics.replica_checks.labels("error").inc()
+            return None
         try:
             async with self._lock:
                 verification = await self._verify(committed, new_epoch=False)
@@ -80,7 +83,7 @@ class ReplicaGuard:
         """Re-apply the log from Redis's offsets until it holds what was committed."""
         new_epoch = False
         while True:
-            committed = await self._read_committed()
+            committed = await retry_forever("event log", self._read_committed_now, self.backoff)
             async with self._lock:
                 verification = await retry_forever(
                     "redis",
@@ -129,13 +132,18 @@ class ReplicaGuard:
                 partition_field,
             )
 
-    async def _read_committed(self) -> dict[int, int]:
-        try:
-            self._committed = await asyncio.to_thread(self.event_log.committed)
-        except EventLogUnavailable as exc:
-            # Nothing can commit while the broker is unreachable: the last offsets stand.
-            log.debug("committed offsets unavailable (%s); using the last ones", exc)
+    async def _read_committed_now(self) -> dict[int, int]:
+        self._committed = await asyncio.to_thread(self.event_log.committed)
         return dict(self._committed)
+
+    async def _read_committed(self) -> dict[int, int] | None:
+        """The group's committed offsets; the last ones read if the broker does not
+        answer now (nothing can commit meanwhile), None if none were ever read."""
+        try:
+            return await self._read_committed_now()
+        except EventLogUnavailable as exc:
+            log.debug("committed offsets unavailable (%s); using the last ones", exc)
+        return None if self._committed is None else dict(self._committed)
 
     def _required_offset(self, partition: int, committed: dict[int, int]) -> int:
         """The last offset Redis must hold: acknowledged by the group, or handled here."""
