@@ -302,8 +302,10 @@ class RedisTagStore:
 
     async def bump(self, bump: ProductBump, *, event_id: str, spec_version: int) -> BumpResult:
         """Increment a product's generations for one event (idempotent per dedupe key),
-        outside the event log (benchmarks, admin tools): records no position."""
-        return (await self.bump_many([BumpRequest(bump, event_id, spec_version)]))[0]
+        outside the event log (benchmarks, admin purges): records no position."""
+        keys, args = self._bump_call(BumpRequest(bump, event_id, spec_version))
+        raw: list[Any] = await self._call("bump", lambda: self._bump(keys=keys, args=args))
+        return _bump_result(bump, raw)
 
     async def bump_many(
         self, bumps: Sequence[BumpRequest], handled: Sequence[LogPosition] = ()
@@ -323,14 +325,19 @@ class RedisTagStore:
         calls = [self._bump_call(b) for b in bumps]
         last = _highest_per_partition(handled) if guarded else []
 
+        scripted: list[tuple[AsyncScript, list[str], list[Any]]] = [
+            (self._bump, keys, args) for keys, args in calls
+        ]
+        if last and self.replica is not None:
+            args: list[Any] = []
+            for position in last:
+                args += [position.field, position.offset, self._held[position.field]]
+            scripted.append((self._applied, [self.replica.record], args))
+
         async def run() -> list[Any]:
-            results = await self._run_scripts(self._bump, calls)
-            if last and self.replica is not None:
-                args: list[Any] = []
-                for position in last:
-                    args += [position.field, position.offset, self._held[position.field]]
-                results.append(await self._applied(keys=[self.replica.record], args=args))
-            return results
+            if len(scripted) == len(calls):  # bumps only (unguarded, e.g. on a cluster)
+                return await self._run_scripts(self._bump, calls)
+            return await self._run_mixed(scripted)
 
         raw = await self._call("bump pipeline", run)
         behind: dict[str, int] = {}
@@ -341,8 +348,9 @@ class RedisTagStore:
             behind[_text(raw[-1][1])] = int(raw[-1][2])
         if behind:
             raise ReplicaBehind(behind, "Redis holds less of the log than was recorded")
-        for position in [b.position for b in bumps if b.position] + list(last):
-            self._held[position.field] = max(self._held[position.field], position.offset)
+        if guarded:
+            for position in [b.position for b in bumps if b.position] + last:
+                self._held[position.field] = max(self._held[position.field], position.offset)
         return [_bump_result(b.bump, r) for b, r in zip(bumps, raw, strict=False)]
 
     def _bump_call(self, request: BumpRequest) -> tuple[list[str], list[Any]]:
@@ -425,6 +433,17 @@ class RedisTagStore:
         key = self.replica.record
         raw: dict[Any, Any] = await self._call("hgetall", lambda: self._client.hgetall(key))
         return {_text(k): _text(v) for k, v in raw.items()}
+
+    async def _run_mixed(
+        self, calls: Sequence[tuple[AsyncScript, list[str], list[Any]]]
+    ) -> list[Any]:
+        """Calls of several scripts in one pipeline, in order (standalone Redis only: the
+        replica record, the only reason to mix scripts, is not kept on a cluster)."""
+        assert isinstance(self._client, Redis)
+        pipe = self._client.pipeline(transaction=False)
+        for script, keys, args in calls:
+            await script(keys=keys, args=args, client=pipe)
+        return list(await pipe.execute())
 
     async def _run_scripts(
         self, script: AsyncScript, calls: Sequence[tuple[list[str], list[Any]]]

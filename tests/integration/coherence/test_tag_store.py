@@ -190,3 +190,14 @@ async def test_a_bump_on_a_record_that_lost_writes_is_refused(
     fresh = await gateway.snapshot("iphone_15", _fields("weight"))
     assert await gateway.fill(Layer.SEMANTIC, "w2", fresh, b"w2", ttl_ms=60_000)
     assert (await gateway.lookup("iphone_15", Layer.SEMANTIC, "w2")).status is LookupStatus.HIT
+
+
+async def test_an_unguarded_store_takes_positions_and_keeps_no_record(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    """A worker on Redis Cluster runs unguarded: positions are ignored, not an error."""
+    store = RedisTagStore(redis_client, keyspace)
+    bump = BumpRequest(ProductBump("iphone_15", ("s:weight",)), "e1", 2, LogPosition("t", 0, 5))
+    assert (await store.bump_many([bump], [LogPosition("t", 0, 6)]))[0].applied
+    assert await store.bump_many([], [LogPosition("t", 0, 7)]) == []
+    assert await store.replica_state() == {}
