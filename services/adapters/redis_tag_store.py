@@ -371,10 +371,6 @@ class RedisTagStore:
         if unverified:
             raise ReplicaBehind(unverified, "partitions not verified against the log yet")
 
-    def held(self, field: str) -> int | None:
-        """The offset the record is known to hold for a position field (worker side)."""
-        return self._held.get(field)
-
     async def verify(
         self,
         required: dict[str, int],
@@ -426,20 +422,13 @@ class RedisTagStore:
         log from there)."""
         self._held[field] = offset
 
-    async def replica_state(self) -> dict[str, str]:
-        """The record as stored (checker, fault suite and admin reads)."""
-        if self.replica is None:
-            return {}
-        key = self.replica.record
-        raw: dict[Any, Any] = await self._call("hgetall", lambda: self._client.hgetall(key))
-        return {_text(k): _text(v) for k, v in raw.items()}
-
     async def _run_mixed(
         self, calls: Sequence[tuple[AsyncScript, list[str], list[Any]]]
     ) -> list[Any]:
         """Calls of several scripts in one pipeline, in order (standalone Redis only: the
         replica record, the only reason to mix scripts, is not kept on a cluster)."""
-        assert isinstance(self._client, Redis)
+        if isinstance(self._client, RedisCluster):
+            raise ValueError("mixed-script pipelines need a standalone Redis")
         pipe = self._client.pipeline(transaction=False)
         for script, keys, args in calls:
             await script(keys=keys, args=args, client=pipe)

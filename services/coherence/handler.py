@@ -186,7 +186,7 @@ class CoherenceHandler:
             except ReplicaBehind:
                 raise
             except Exception as exc:  # noqa: BLE001 - a bug must never stop the stream
-                out.append((item[0], await self._internal_error(item[1], exc)))
+                out.append((item[0], await self._internal_error(item[1], exc, send=not replay)))
         await self._retry("redis", lambda: self.store.bump_many([], handled))
         return out
 
