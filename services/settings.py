@@ -28,6 +28,12 @@ class CommonSettings(BaseSettings):
     )
     redis_prefix: str = Field("cc", pattern=r"^[A-Za-z0-9_.-]{1,40}$", description="Key prefix.")
     redis_cluster: bool = Field(False, description="Talk Redis Cluster protocol.")
+    replica_guard: bool = Field(
+        True,
+        description="Serve cached entries only under the coherence worker's lease and never "
+        "from an older Redis dataset than seen (docs/coherence.md); off only where no worker "
+        "runs (gateway-only tests, checks, benchmarks). Not available on Redis Cluster.",
+    )
     database_url: SecretStr = Field(
         SecretStr("sqlite:///var/cachecoh.db"),
         description="SQLAlchemy URL: postgresql+psycopg://... in production, SQLite embedded.",

@@ -50,11 +50,14 @@ def free_cluster_port() -> int:
 
 @dataclass
 class RedisServerProcess(OwnedProcess):
-    """``redis-server`` on a free loopback port; ``data_dir`` enables AOF persistence."""
+    """``redis-server`` on a free loopback port; ``data_dir`` enables AOF persistence, or,
+    with ``snapshots``, RDB files written only when asked (``SAVE``), so a restart loads
+    the last snapshot: a rollback, for fault tests."""
 
     data_dir: Path | None = None
     port: int = 0
     cluster: bool = False
+    snapshots: bool = False
     _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -75,7 +78,10 @@ class RedisServerProcess(OwnedProcess):
             "--protected-mode",
             "no",
         ]
-        if self.data_dir is not None:
+        if self.data_dir is not None and self.snapshots:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            args += ["--dir", str(self.data_dir), "--appendonly", "no"]
+        elif self.data_dir is not None:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             args += ["--dir", str(self.data_dir), "--appendonly", "yes", "--appendfsync", "always"]
         else:

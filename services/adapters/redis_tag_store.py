@@ -2,6 +2,12 @@
 
 Each operation is one Lua script over keys of one product (one cluster slot). Redis
 errors are translated once, here, into ``StoreUnavailable``.
+
+Redis is a replica of the event log (docs/coherence.md, "Redis as a replica"): with
+``replica`` keys, each bump records the highest applied offset per (topic, partition)
+in the same script, refusing to run on a record that lost writes; lookups serve only
+under the worker's coherence lease and never from an older (epoch, sequence) than this
+process has seen.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import RedisClusterException, RedisError
 
 from services.core.entries import Snapshot, decode_entry, encode_entry
-from services.core.errors import StoreUnavailable
+from services.core.errors import ReplicaBehind, StoreUnavailable
 from services.core.keys import KeySpace, Layer
 from services.core.mapping import ProductBump
 
@@ -59,12 +65,77 @@ class LookupStatus(Enum):
     HIT = 1
     MISS = 0
     STALE = 2
+    #: Redis may be behind the event log (no coherence lease, or an older applied
+    #: sequence than this process saw): nothing is served, the caller fails open.
+    UNVERIFIED = 3
 
 
 @dataclass(frozen=True, slots=True)
 class Lookup:
     status: LookupStatus
     body: bytes | None = None
+
+
+class Unverified(Enum):
+    """Why a guarded lookup served nothing (the label of the fail-open counter)."""
+
+    NO_LEASE = "no_lease"
+    REGRESSED = "regressed"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaKeys:
+    """Keys of the replica record (standalone Redis or a primary with replicas)."""
+
+    prefix: str
+
+    @property
+    def record(self) -> str:
+        return f"{self.prefix}:replica:applied"
+
+    @property
+    def lease(self) -> str:
+        return f"{self.prefix}:replica:lease"
+
+    @property
+    def recovering(self) -> str:
+        return f"{self.prefix}:replica:recovering"
+
+
+@dataclass(frozen=True, slots=True)
+class LogPosition:
+    """Where a record sits in the event log."""
+
+    topic: str
+    partition: int
+    offset: int
+
+    @property
+    def field(self) -> str:
+        return position_field(self.topic, self.partition)
+
+
+def position_field(topic: str, partition: int) -> str:
+    return f"o:{topic}:{partition}"
+
+
+@dataclass(frozen=True, slots=True)
+class BumpRequest:
+    bump: ProductBump
+    #: Dedupe key of the event (CloudEvents source and id), or an internal marker.
+    dedupe_key: str
+    spec_version: int
+    position: LogPosition | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The worker's check of the record against the log."""
+
+    leased: bool
+    adopted: bool
+    epoch: int
+    behind: dict[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,16 +157,29 @@ class RedisTagStore:
         generations_ttl_ms: int = 7 * 24 * 3600 * 1000,
         dedupe_ttl_ms: int = 24 * 3600 * 1000,
         index_entries: bool = True,
+        replica: ReplicaKeys | None = None,
+        on_unverified: Callable[[Layer, Unverified], None] = lambda _layer, _why: None,
     ) -> None:
+        if replica is not None and isinstance(client, RedisCluster):
+            raise ValueError("the replica record needs one slot: not on Redis Cluster")
         self._client = client
         self.keys = keys
+        self.replica = replica
         self._generations_ttl_ms = generations_ttl_ms
         self._dedupe_ttl_ms = dedupe_ttl_ms
         self._index_entries = index_entries
+        self._on_unverified = on_unverified
+        #: Highest (epoch, applied sequence) a guarded lookup has seen in this process.
+        self._seen: tuple[int, int] = (0, 0)
+        #: Offsets the record is known to hold (worker side): a bump on a record holding
+        #: less is refused by the script, a position not in here is not verified yet.
+        self._held: dict[str, int] = {}
         self._lookup: AsyncScript = client.register_script(script_source("lookup"))
         self._fill: AsyncScript = client.register_script(script_source("fill"))
         self._snapshot: AsyncScript = client.register_script(script_source("snapshot"))
         self._bump: AsyncScript = client.register_script(script_source("bump"))
+        self._applied: AsyncScript = client.register_script(script_source("applied"))
+        self._verify: AsyncScript = client.register_script(script_source("verify"))
 
     @property
     def client(self) -> RedisClient:
@@ -120,12 +204,22 @@ class RedisTagStore:
         return Snapshot.of(product, zip(ordered, (_text(g) for g in raw), strict=True))
 
     async def lookup(self, product: str, layer: Layer, digest: str) -> Lookup:
-        entry_key = self.keys.entry(product, layer, digest)
-        gens_key = self.keys.generations(product)
-        raw: list[Any] = await self._call(
-            "lookup", lambda: self._lookup(keys=[entry_key, gens_key], args=[])
-        )
+        keys = [self.keys.entry(product, layer, digest), self.keys.generations(product)]
+        if self.replica is not None:
+            keys += [self.replica.record, self.replica.lease]
+        raw: list[Any] = await self._call("lookup", lambda: self._lookup(keys=keys, args=[]))
         status = LookupStatus(int(raw[0]))
+        if status is LookupStatus.UNVERIFIED:
+            self._on_unverified(layer, Unverified.NO_LEASE)
+            return Lookup(status)
+        if self.replica is not None:
+            applied = (int(raw[3]), int(raw[2]))
+            if applied < self._seen:
+                # An older dataset than one this process read (a restore or a failover the
+                # worker has not repaired yet): serve nothing until it has caught up.
+                self._on_unverified(layer, Unverified.REGRESSED)
+                return Lookup(LookupStatus.UNVERIFIED)
+            self._seen = applied
         return Lookup(status, bytes(raw[1]) if status is LookupStatus.HIT else None)
 
     async def fill(
@@ -144,11 +238,14 @@ class RedisTagStore:
         return bool(stored)
 
     def _fill_keys(self, product: str, layer: Layer, digest: str) -> list[str]:
-        return [
+        keys = [
             self.keys.entry(product, layer, digest),
             self.keys.generations(product),
             self.keys.entry_index(product),
         ]
+        if self.replica is not None:
+            keys.append(self.replica.record)
+        return keys
 
     def _fill_args(
         self, layer: Layer, digest: str, snapshot: Snapshot, body: bytes, ttl_ms: int
@@ -204,43 +301,138 @@ class RedisTagStore:
         return [bool(r) for r in await self._call("fill pipeline", run)]
 
     async def bump(self, bump: ProductBump, *, event_id: str, spec_version: int) -> BumpResult:
-        """Increment a product's generations for one event (idempotent per event id)."""
-        gens_key = self.keys.generations(bump.product)
-        seen_key = self.keys.seen_event(bump.product, event_id)
-        raw: list[Any] = await self._call(
-            "bump",
-            lambda: self._bump(
-                keys=[gens_key, seen_key],
-                args=[
-                    self._dedupe_ttl_ms,
-                    self._generations_ttl_ms,
-                    spec_version,
-                    *bump.fields,
-                ],
-            ),
-        )
+        """Increment a product's generations for one event (idempotent per dedupe key),
+        outside the event log (benchmarks, admin purges): records no position."""
+        keys, args = self._bump_call(BumpRequest(bump, event_id, spec_version))
+        raw: list[Any] = await self._call("bump", lambda: self._bump(keys=keys, args=args))
         return _bump_result(bump, raw)
 
-    async def bump_many(self, bumps: Sequence[tuple[ProductBump, str, int]]) -> list[BumpResult]:
-        """Several bumps (bump, event id, spec version) in one pipeline, one round trip.
+    async def bump_many(
+        self, bumps: Sequence[BumpRequest], handled: Sequence[LogPosition] = ()
+    ) -> list[BumpResult]:
+        """Several bumps in one pipeline, one round trip; then, with replica keys, the
+        highest ``handled`` position per partition (records that bumped nothing count).
 
         Bumps commute (increments, a max, set-if-absent markers), so their order inside
-        the pipeline does not matter; a retried pipeline re-applies nothing twice.
+        the pipeline does not matter; a retried pipeline re-applies nothing twice. With
+        replica keys every script first checks that the record still holds what this
+        process recorded; if not, nothing of that partition is applied and
+        ``ReplicaBehind`` is raised (the worker re-applies from the record's offset).
         """
+        guarded = self.replica is not None
+        if guarded:
+            self._require_verified([b.position for b in bumps if b.position] + list(handled))
+        calls = [self._bump_call(b) for b in bumps]
+        last = _highest_per_partition(handled) if guarded else []
 
-        calls = [
-            (
-                [self.keys.generations(bump.product), self.keys.seen_event(bump.product, event_id)],
-                [self._dedupe_ttl_ms, self._generations_ttl_ms, spec_version, *bump.fields],
-            )
-            for bump, event_id, spec_version in bumps
+        scripted: list[tuple[AsyncScript, list[str], list[Any]]] = [
+            (self._bump, keys, args) for keys, args in calls
         ]
+        if last and self.replica is not None:
+            args: list[Any] = []
+            for position in last:
+                args += [position.field, position.offset, self._held[position.field]]
+            scripted.append((self._applied, [self.replica.record], args))
 
         async def run() -> list[Any]:
-            return await self._run_scripts(self._bump, calls)
+            if len(scripted) == len(calls):  # bumps only (unguarded, e.g. on a cluster)
+                return await self._run_scripts(self._bump, calls)
+            return await self._run_mixed(scripted)
 
         raw = await self._call("bump pipeline", run)
-        return [_bump_result(bump, r) for (bump, _, _), r in zip(bumps, raw, strict=True)]
+        behind: dict[str, int] = {}
+        for request, result in zip(bumps, raw, strict=False):
+            if int(result[0]) == -1 and request.position is not None:
+                behind[request.position.field] = int(result[1])
+        if last and int(raw[-1][0]) == -1:
+            behind[_text(raw[-1][1])] = int(raw[-1][2])
+        if behind:
+            raise ReplicaBehind(behind, "Redis holds less of the log than was recorded")
+        if guarded:
+            for position in [b.position for b in bumps if b.position] + last:
+                self._held[position.field] = max(self._held[position.field], position.offset)
+        return [_bump_result(b.bump, r) for b, r in zip(bumps, raw, strict=False)]
+
+    def _bump_call(self, request: BumpRequest) -> tuple[list[str], list[Any]]:
+        bump, position = request.bump, request.position
+        keys = [
+            self.keys.generations(bump.product),
+            self.keys.seen_event(bump.product, request.dedupe_key),
+        ]
+        where: list[Any] = ["", 0, 0]
+        if self.replica is not None and position is not None:
+            keys.append(self.replica.record)
+            where = [position.field, position.offset, self._held[position.field]]
+        args = [self._dedupe_ttl_ms, self._generations_ttl_ms, request.spec_version, *where]
+        return keys, [*args, *bump.fields]
+
+    def _require_verified(self, positions: Sequence[LogPosition]) -> None:
+        unverified = {p.field: -1 for p in positions if p.field not in self._held}
+        if unverified:
+            raise ReplicaBehind(unverified, "partitions not verified against the log yet")
+
+    async def verify(
+        self,
+        required: dict[str, int],
+        *,
+        own: Sequence[str],
+        lease_ms: int,
+        worker: str,
+        new_epoch: bool = False,
+    ) -> Verification:
+        """Compare the record with the log (``required``: position field → the offset
+        Redis must hold); set the coherence lease only if nothing is behind.
+
+        ``own`` are the position fields this process applies: what it learns about them
+        becomes what its bumps require the record to hold."""
+        if self.replica is None:
+            raise ValueError("verify needs replica keys")
+        r = self.replica
+        args: list[Any] = [lease_ms, worker, "1" if new_epoch else "0"]
+        for field, offset in required.items():
+            args += [field, offset]
+        raw: list[Any] = await self._call(
+            "verify", lambda: self._verify(keys=[r.record, r.lease, r.recovering], args=args)
+        )
+        behind = {_text(raw[i]): int(raw[i + 1]) for i in range(3, len(raw), 2)}
+        for field in own:
+            if field in required:
+                self._held[field] = behind.get(field, required[field])
+        return Verification(
+            leased=bool(int(raw[0])), adopted=bool(int(raw[1])), epoch=int(raw[2]), behind=behind
+        )
+
+    async def block(self, field: str, worker: str) -> None:
+        """Keep the lease off for a partition the log can no longer repair (an operator
+        clears it: flush the prefix's keys, then delete the ``recovering`` field)."""
+        if self.replica is None:
+            raise ValueError("block needs replica keys")
+        r = self.replica
+
+        async def run() -> None:
+            pipe = self._client.pipeline(transaction=True)
+            pipe.hset(r.recovering, field, f"unrecoverable:{worker}")
+            pipe.delete(r.lease)
+            await pipe.execute()
+
+        await self._call("block", run)
+
+    async def trust(self, field: str, offset: int) -> None:
+        """Accept that the record holds ``offset`` for ``field`` (before re-applying the
+        log from there)."""
+        self._held[field] = offset
+
+    async def _run_mixed(
+        self, calls: Sequence[tuple[AsyncScript, list[str], list[Any]]]
+    ) -> list[Any]:
+        """Calls of several scripts in one pipeline, in order (standalone Redis only: the
+        replica record, the only reason to mix scripts, is not kept on a cluster)."""
+        if isinstance(self._client, RedisCluster):
+            raise ValueError("mixed-script pipelines need a standalone Redis")
+        pipe = self._client.pipeline(transaction=False)
+        for script, keys, args in calls:
+            await script(keys=keys, args=args, client=pipe)
+        return list(await pipe.execute())
 
     async def _run_scripts(
         self, script: AsyncScript, calls: Sequence[tuple[list[str], list[Any]]]
@@ -267,6 +459,14 @@ class RedisTagStore:
 
     async def ping(self) -> bool:
         return bool(await self._call("ping", lambda: self._client.ping()))
+
+
+def _highest_per_partition(positions: Sequence[LogPosition]) -> list[LogPosition]:
+    highest: dict[str, LogPosition] = {}
+    for p in positions:
+        if p.field not in highest or p.offset > highest[p.field].offset:
+            highest[p.field] = p
+    return list(highest.values())
 
 
 def _bump_result(bump: ProductBump, raw: list[Any]) -> BumpResult:

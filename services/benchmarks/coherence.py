@@ -279,6 +279,7 @@ def run_coherence_bench(
                         "CACHECOH_REDIS_PREFIX": keys.prefix,
                         "CACHECOH_DATABASE_URL": db_url,
                         "CACHECOH_LOG_LEVEL": "WARNING",
+                        "CACHECOH_SEED_SPEC_STORE": "true",
                     },
                     log_file=workdir / "worker.log",
                 ).start()

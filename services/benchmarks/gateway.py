@@ -366,6 +366,8 @@ def run_gateway_bench(config: GatewayBenchConfig) -> GatewayBenchReport:
             "redis_prefix": prefix,
             "database_url": f"sqlite:///{work / 'spec.db'}",
             "seed_spec_store": True,
+            # No coherence worker here: nothing would set the replica lease.
+            "replica_guard": False,
             "data_dir": str(config.data_dir),
             "log_level": "WARNING",
             # Hits never touch these; the miss phase uses one key per request anyway.

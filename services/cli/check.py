@@ -51,6 +51,12 @@ def faults(
     kills: int | None = typer.Option(None, min=0, help="Worker SIGKILLs (default ~1 per 11 s)."),
     broker_stalls: int | None = typer.Option(None, min=0, help="Broker SIGSTOP/SIGCONTs."),
     redis_restarts: int | None = typer.Option(None, min=0, help="Restarts of the AOF Redis."),
+    stale_restores: int | None = typer.Option(
+        None, min=0, help="Redis restarts from a stale RDB snapshot (default ~1 per 15 s)."
+    ),
+    redis_flushes: int | None = typer.Option(
+        None, min=0, help="Redis FLUSHALLs (default ~1 per 15 s)."
+    ),
     update_rate: float = typer.Option(40.0, min=1, help="Spec updates per second."),
     read_rate: float = typer.Option(3000.0, min=1, help="Reads per second (all readers)."),
     seed: int = typer.Option(7, help="Workload and fault-schedule seed."),
@@ -63,7 +69,8 @@ def faults(
     ),
     json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
-    """Reads, fills and events under worker kills, broker stalls and Redis restarts.
+    """Reads, fills and events under worker kills, broker stalls, Redis restarts, restores
+    from stale snapshots and flushes, with events reusing ids across sources.
 
     Exits 1 when an event was lost or a read was stale.
     """
@@ -82,6 +89,8 @@ def faults(
                 worker_kills=planned.worker_kills if kills is None else kills,
                 broker_stalls=planned.broker_stalls if broker_stalls is None else broker_stalls,
                 redis_restarts=planned.redis_restarts if redis_restarts is None else redis_restarts,
+                stale_restores=planned.stale_restores if stale_restores is None else stale_restores,
+                redis_flushes=planned.redis_flushes if redis_flushes is None else redis_flushes,
             ),
             updates=UpdateShape(rate=update_rate),
             load=LoadShape(read_rate=read_rate),

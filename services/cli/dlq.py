@@ -22,7 +22,8 @@ def list_letters(
     limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 50,
     connect_timeout: ConnectTimeout = CONNECT_TIMEOUT_S,
 ) -> None:
-    """Dead letters with their reason, JSON path and source offset (never their payload)."""
+    """Dead letters with their reason, JSON path, key digest and source offset (never their
+    payload or key)."""
     from services.ops.dead_letters import read_dead_letters
     from services.settings import CommonSettings
 
@@ -41,6 +42,7 @@ def list_letters(
                         "offset": letter.offset,
                         "reason": letter.reason,
                         "json_path": letter.headers.get("json_path"),
+                        "key_digest": letter.headers.get("key_digest"),
                         "source": f"{letter.headers.get('source_topic')}"
                         f"[{letter.headers.get('source_partition')}]"
                         f"@{letter.headers.get('source_offset')}",

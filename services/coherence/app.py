@@ -3,13 +3,16 @@
 Acks are manual (``stream.noack()``, ``noack_take``): faust's automatic ack runs in a
 ``finally`` and would ack an event whose processing was cancelled or crashed, letting
 the next commit skip it. Here an event is acked only after its bump is acknowledged by Redis and its
-audit row is committed; faust commits only contiguous acked offsets.
+audit row is committed; faust commits only contiguous acked offsets. Batches go through
+the replica guard, which repairs a Redis that lost part of the log before anything new
+is acknowledged.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import faust
@@ -19,24 +22,63 @@ from services.coherence.fetch_wait import FetchWaitGovernor
 from services.coherence.handler import CoherenceHandler, RawRecord
 from services.coherence.kafka_transport import FetchWaitControl, tuned_app_class
 from services.coherence.metrics import CoherenceMetrics
+from services.coherence.replica import ReplicaGuard
 from services.coherence.settings import CoherenceSettings
 
 log = logging.getLogger(__name__)
+
+#: ``handler_factory(dlq_topic) -> CoherenceHandler``
+HandlerFactory = Callable[[Any], CoherenceHandler]
+#: ``guard_factory(handler, assigned, handled) -> ReplicaGuard | None`` (None: unguarded)
+GuardFactory = Callable[[CoherenceHandler, Callable[[], set[int]], dict[int, int]], Any]
 
 
 def create_app(
     settings: CoherenceSettings,
     *,
-    handler_factory: Any,
+    handler_factory: HandlerFactory,
     audit_writer: AuditWriter,
     metrics: CoherenceMetrics,
+    guard_factory: GuardFactory,
 ) -> faust.App:
-    """Build the faust app. ``handler_factory(dlq_topic) -> CoherenceHandler``."""
+    """The faust app: its topics, the applying agent, the audit task and two timers."""
     fetch_wait = FetchWaitControl(settings.fetch_max_wait_ms)
-    governor = FetchWaitGovernor(settings.fetch_max_wait_ms, cap_ms=settings.fetch_max_wait_cap_ms)
     metrics.fetch_wait_ms.set(settings.fetch_max_wait_ms)
+    app = _faust_app(settings, fetch_wait)
+    source = _raw_topic(app, settings.topic, settings.topic_partitions)
+    dlq = _raw_topic(app, settings.dlq_topic, settings.topic_partitions)
+    handler = handler_factory(dlq)
+    #: partition → next offset handled by this process
+    positions: dict[int, int] = {}
+
+    def assigned() -> set[int]:
+        return {tp.partition for tp in app.consumer.assignment() if tp.topic == settings.topic}
+
+    guard: ReplicaGuard | None = guard_factory(handler, assigned, positions)
+    apply = guard.apply if guard is not None else handler.handle_batch
+    consume = _consumer(settings, apply, audit_writer, metrics, positions)
+    app.agent(source, name="apply-spec-updates", concurrency=1)(consume)
+
+    async def write_audit() -> None:
+        await audit_writer.run()
+
+    app.task(write_audit)
+    governor = FetchWaitGovernor(settings.fetch_max_wait_ms, cap_ms=settings.fetch_max_wait_cap_ms)
+    app.timer(interval=1.0)(
+        _partition_watcher(app, settings, metrics, governor, fetch_wait, positions)
+    )
+    if guard is not None:
+
+        async def check_replica() -> None:
+            await guard.check()
+
+        app.timer(interval=settings.replica_check_interval_s, on_leader=False)(check_replica)
+    return app
+
+
+def _faust_app(settings: CoherenceSettings, fetch_wait: FetchWaitControl) -> faust.App:
     app_class = tuned_app_class(fetch_wait)
-    app = app_class(
+    return app_class(
         settings.consumer_group,
         broker=f"kafka://{settings.kafka_bootstrap}",
         store="memory://",
@@ -56,25 +98,26 @@ def create_app(
         worker_redirect_stdouts=False,
         loghandlers=[],
     )
-    source = app.topic(
-        settings.topic,
-        key_type=bytes,
-        value_type=bytes,
-        key_serializer="raw",
-        value_serializer="raw",
-        partitions=settings.topic_partitions,
-    )
-    dlq = app.topic(
-        settings.dlq_topic,
-        key_type=bytes,
-        value_type=bytes,
-        key_serializer="raw",
-        value_serializer="raw",
-        partitions=settings.topic_partitions,
-    )
-    handler: CoherenceHandler = handler_factory(dlq)
-    positions: dict[int, int] = {}
 
+
+def _raw_topic(app: faust.App, name: str, partitions: int) -> Any:
+    return app.topic(
+        name,
+        key_type=bytes,
+        value_type=bytes,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=partitions,
+    )
+
+
+def _consumer(
+    settings: CoherenceSettings,
+    apply: Callable[[Sequence[RawRecord]], Any],
+    audit_writer: AuditWriter,
+    metrics: CoherenceMetrics,
+    positions: dict[int, int],
+) -> Callable[[Any], Any]:
     async def consume(stream: Any) -> None:
         manual = stream.noack()
         # Records that arrived together are applied together: one Redis round trip.
@@ -93,7 +136,7 @@ def create_app(
                 )
                 for e in batch
             ]
-            audits = await handler.handle_batch(records)
+            audits = await apply(records)
             handled = time.time() - received
             for _ in audits:
                 metrics.processing.observe(handled)
@@ -105,10 +148,18 @@ def create_app(
 
                 await audit_writer.submit(audit, ack)
 
-    app.agent(source, name="apply-spec-updates", concurrency=1)(consume)
+    return consume
 
-    async def write_audit() -> None:
-        await audit_writer.run()
+
+def _partition_watcher(
+    app: faust.App,
+    settings: CoherenceSettings,
+    metrics: CoherenceMetrics,
+    governor: FetchWaitGovernor,
+    fetch_wait: FetchWaitControl,
+    positions: dict[int, int],
+) -> Callable[[], Any]:
+    """Consumer lag per partition, and the fetch wait raised while a partition starves."""
 
     async def watch_partitions() -> None:
         consumer = app.consumer
@@ -137,6 +188,4 @@ def create_app(
             fetch_wait.set(changed)
             metrics.fetch_wait_ms.set(changed)
 
-    app.task(write_audit)
-    app.timer(interval=1.0)(watch_partitions)
-    return app
+    return watch_partitions

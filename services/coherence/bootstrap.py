@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ from prometheus_client import start_http_server
 from services.adapters.contract_files import EVENT_SCHEMA, load_mappings, read_json, validator_for
 from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.kafka_publisher import ensure_topics
-from services.adapters.redis_tag_store import RedisTagStore, connect_redis
+from services.adapters.redis_tag_store import RedisTagStore, ReplicaKeys, connect_redis
 from services.adapters.sql.audit import AuditLog
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
@@ -20,8 +21,10 @@ from services.coherence.app import create_app
 from services.coherence.audit_writer import AuditWriter
 from services.coherence.dead_letters import FaustDeadLetters
 from services.coherence.directory import SpecStoreDirectory
+from services.coherence.event_log import KafkaEventLog
 from services.coherence.handler import CoherenceHandler
 from services.coherence.metrics import CoherenceMetrics
+from services.coherence.replica import ReplicaGuard
 from services.coherence.retry import Backoff
 from services.coherence.settings import CoherenceSettings
 from services.core.keys import KeySpace
@@ -42,12 +45,14 @@ def load_domain_mappings(settings: CommonSettings) -> MappingSet:
     )
 
 
-def prepare_database(settings: CoherenceSettings, *, seed_catalog: bool = True) -> SpecStore:
-    """Migrate, and seed the spec store from the demo catalog if it is empty."""
+def prepare_database(settings: CoherenceSettings) -> SpecStore:
+    """The spec store; migrated and seeded from the demo catalog only when the settings
+    ask for it (the embedded demo and tests), as the gateway's."""
     url = settings.database_url.get_secret_value()
-    upgrade(url)
+    if settings.seed_spec_store:
+        upgrade(url)
     store = SpecStore(make_engine(url), topic=settings.topic)
-    if seed_catalog:
+    if settings.seed_spec_store:
         added = store.seed(load_demo_catalog(settings.data_dir))
         if added:
             log.info("seeded the spec store with %d products", added)
@@ -95,11 +100,14 @@ def build_worker(settings: CoherenceSettings) -> CoherenceWorker:
         ],
     )
     metrics = CoherenceMetrics.create()
+    # Redis Cluster: no replica record (one script cannot span slots); docs/coherence.md.
+    replica = None if settings.redis_cluster else ReplicaKeys(settings.redis_prefix)
     store = RedisTagStore(
         connect_redis(settings.redis_url.get_secret_value(), cluster=settings.redis_cluster),
         KeySpace(settings.redis_prefix),
         generations_ttl_ms=settings.generations_ttl_s * 1000,
         dedupe_ttl_ms=settings.dedupe_ttl_s * 1000,
+        replica=replica,
     )
     backoff = Backoff(settings.retry_initial_ms / 1000, settings.retry_max_ms / 1000)
     directory = SpecStoreDirectory(spec_store, refresh_s=settings.product_refresh_s)
@@ -126,7 +134,32 @@ def build_worker(settings: CoherenceSettings) -> CoherenceWorker:
         max_pending=settings.max_pending_acks,
         backoff=backoff,
     )
+    event_log = KafkaEventLog(settings.kafka_bootstrap, settings.topic, settings.consumer_group)
+
+    def guard_factory(
+        handler: CoherenceHandler, assigned: Callable[[], set[int]], handled: dict[int, int]
+    ) -> ReplicaGuard | None:
+        if replica is None:
+            return None
+        return ReplicaGuard(
+            store=store,
+            event_log=event_log,
+            handler=handler,
+            metrics=metrics,
+            topic=settings.topic,
+            worker_id=settings.worker_id,
+            lease_ms=settings.replica_lease_ms,
+            assigned=assigned,
+            handled=handled,
+            batch_max=settings.batch_max,
+            backoff=backoff,
+        )
+
     app = create_app(
-        settings, handler_factory=handler_factory, audit_writer=writer, metrics=metrics
+        settings,
+        handler_factory=handler_factory,
+        audit_writer=writer,
+        metrics=metrics,
+        guard_factory=guard_factory,
     )
     return CoherenceWorker(app=app, metrics=metrics, settings=settings)

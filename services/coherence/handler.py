@@ -18,11 +18,12 @@ from enum import StrEnum
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
+from services.adapters.redis_tag_store import BumpRequest, LogPosition
 from services.adapters.sql.audit import AuditRecord
 from services.coherence.metrics import CoherenceMetrics
 from services.coherence.retry import Backoff, retry_forever
-from services.core.errors import InvalidEvent, InvalidReason, TransientError
-from services.core.events import ProductSpecUpdated, SchemaValidator, parse_event
+from services.core.errors import InvalidEvent, InvalidReason, ReplicaBehind, TransientError
+from services.core.events import ProductSpecUpdated, SchemaValidator, digest_of, parse_event
 from services.core.mapping import InvalidationPlan, MappingSet, ProductBump, plan_invalidation
 from services.core.tags import PRODUCT_ID_PATTERN
 
@@ -45,6 +46,10 @@ class RawRecord:
     key: bytes | None
     value: bytes | None
 
+    @property
+    def position(self) -> LogPosition:
+        return LogPosition(self.topic, self.partition, self.offset)
+
 
 class BumpOutcome(Protocol):
     @property
@@ -53,7 +58,7 @@ class BumpOutcome(Protocol):
 
 class GenerationStore(Protocol):
     async def bump_many(
-        self, bumps: Sequence[tuple[ProductBump, str, int]]
+        self, bumps: Sequence[BumpRequest], handled: Sequence[LogPosition] = ()
     ) -> Sequence[BumpOutcome]: ...
 
 
@@ -90,11 +95,17 @@ class CoherenceHandler:
         """Apply one record. Returns only once its effect is acknowledged."""
         return (await self.handle_batch([record]))[0]
 
-    async def handle_batch(self, records: Sequence[RawRecord]) -> list[AuditRecord]:
+    async def handle_batch(
+        self, records: Sequence[RawRecord], *, replay: bool = False
+    ) -> list[AuditRecord]:
         """Apply records fetched together; returns once every effect is acknowledged.
 
         Invalid records are dead-lettered; the bumps of all valid ones go to Redis in one
-        pipeline (bumps commute, so batching changes no outcome, only round trips).
+        pipeline (bumps commute, so batching changes no outcome, only round trips), which
+        also records the highest handled offset per partition in Redis's replica record.
+        ``replay``: re-applying records Redis lost (they were dead-lettered the first
+        time already). Raises ``ReplicaBehind`` when Redis lost writes: nothing of the
+        batch may be acknowledged until the log is re-applied from Redis's offset.
         """
         audits: list[AuditRecord | None] = []
         pending: list[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]] = []
@@ -113,25 +124,57 @@ class CoherenceHandler:
                     )
                 plan = await self._plan(event)
             except InvalidEvent as exc:
-                audits.append(await self._dead_letter(record, exc))
+                audits.append(await self._dead_letter(record, exc, send=not replay))
                 continue
+            except ReplicaBehind:
+                raise
             except Exception as exc:  # noqa: BLE001 - a bug must never stop the stream
-                audits.append(await self._internal_error(record, exc))
+                audits.append(await self._internal_error(record, exc, send=not replay))
                 continue
             pending.append((len(audits), record, event, plan))
             audits.append(None)
+        handled = [r.position for r in records]
         if pending:
-            for index, audit in await self._apply_isolated(pending):
+            for index, audit in await self._apply_isolated(pending, handled, replay=replay):
                 audits[index] = audit
-        return [a for a in audits if a is not None]
+        else:
+            await self._retry("redis", lambda: self.store.bump_many([], handled))
+        done = [a for a in audits if a is not None]
+        self._log_applied(done, replay=replay)
+        return done
+
+    def _log_applied(self, audits: Sequence[AuditRecord], *, replay: bool) -> None:
+        """One INFO line per applied event: names and numbers, never payload values."""
+        if not log.isEnabledFor(logging.INFO):
+            return
+        for a in audits:
+            if a.outcome != Outcome.APPLIED.value:
+                continue
+            log.info(
+                "%s %s[%d]@%d product=%s fields=%s tags=%s lag_ms=%s",
+                "re-applied" if replay else "applied",
+                a.topic,
+                a.partition,
+                a.offset,
+                a.product_id,
+                ",".join(a.changed_fields),
+                ",".join(a.tags),
+                "-" if a.lag_ms is None else f"{a.lag_ms:.1f}",
+            )
 
     async def _apply_isolated(
-        self, pending: Sequence[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]]
+        self,
+        pending: Sequence[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]],
+        handled: Sequence[LogPosition],
+        *,
+        replay: bool,
     ) -> list[tuple[int, AuditRecord]]:
         """The batch in one round trip; if that fails for a reason other than a transient
         one, event by event, so one poisonous event cannot block the others."""
         try:
-            return await self._apply(pending)
+            return await self._apply(pending, handled, replay=replay)
+        except ReplicaBehind:
+            raise
         except Exception:  # isolate the culprit below
             log.exception(
                 "a batch of %d bumps failed; applying its events one by one", len(pending)
@@ -139,12 +182,17 @@ class CoherenceHandler:
         out: list[tuple[int, AuditRecord]] = []
         for item in pending:
             try:
-                out += await self._apply([item])
+                out += await self._apply([item], (), replay=replay)
+            except ReplicaBehind:
+                raise
             except Exception as exc:  # noqa: BLE001 - a bug must never stop the stream
-                out.append((item[0], await self._internal_error(item[1], exc)))
+                out.append((item[0], await self._internal_error(item[1], exc, send=not replay)))
+        await self._retry("redis", lambda: self.store.bump_many([], handled))
         return out
 
-    async def _internal_error(self, record: RawRecord, exc: Exception) -> AuditRecord:
+    async def _internal_error(
+        self, record: RawRecord, exc: Exception, *, send: bool = True
+    ) -> AuditRecord:
         """Coarsest safe outcome for a record that hit a bug: invalidate its whole product
         (the Kafka key), and keep the record in the DLQ for an operator."""
         log.error(
@@ -158,13 +206,19 @@ class CoherenceHandler:
         key = record.key.decode("utf-8", "replace") if record.key else ""
         note = "no product key: nothing invalidated"
         if _looks_like_product(key):
-            bump = ProductBump(key, ("p",))
-            marker = f"internal:{record.topic}:{record.partition}:{record.offset}"
-            await self._retry("redis", lambda: self.store.bump_many([(bump, marker, 0)]))
+            bump = BumpRequest(
+                ProductBump(key, ("p",)),
+                f"internal:{record.topic}:{record.partition}:{record.offset}",
+                0,
+                record.position,
+            )
+            await self._retry("redis", lambda: self.store.bump_many([bump]))
             self.metrics.fallback_invalidations.inc()
             note = f"product {key} invalidated whole"
         return await self._dead_letter(
-            record, InvalidEvent(InvalidReason.INTERNAL_ERROR, f"{type(exc).__name__}; {note}")
+            record,
+            InvalidEvent(InvalidReason.INTERNAL_ERROR, f"{type(exc).__name__}; {note}"),
+            send=send,
         )
 
     async def _plan(self, event: ProductSpecUpdated) -> InvalidationPlan:
@@ -184,15 +238,19 @@ class CoherenceHandler:
             return InvalidationPlan(event.event_id, (ProductBump(event.product_id, ("p",)),))
 
     async def _apply(
-        self, pending: Sequence[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]]
+        self,
+        pending: Sequence[tuple[int, RawRecord, ProductSpecUpdated, InvalidationPlan]],
+        handled: Sequence[LogPosition],
+        *,
+        replay: bool,
     ) -> list[tuple[int, AuditRecord]]:
         requests = [
-            (bump, event.event_id, event.spec_version)
-            for _, _, event, plan in pending
+            BumpRequest(bump, event.identity.dedupe_key, event.spec_version, record.position)
+            for _, record, event, plan in pending
             for bump in plan.bumps
         ]
         started = time.perf_counter()
-        results = await self._retry("redis", lambda: self.store.bump_many(requests))
+        results = await self._retry("redis", lambda: self.store.bump_many(requests, handled))
         bump_s = time.perf_counter() - started
         now = self.clock()
         out: list[tuple[int, AuditRecord]] = []
@@ -203,8 +261,9 @@ class CoherenceHandler:
             applied = any(r.applied for r in mine)
             lag_s = max(0.0, (now - event.time).total_seconds())
             outcome = Outcome.APPLIED if applied else Outcome.DUPLICATE
-            self._outcomes[outcome].inc()
-            if applied:
+            if not replay:  # re-applied records are counted by the replica guard
+                self._outcomes[outcome].inc()
+            if applied and not replay:
                 self.metrics.bump_duration.observe(bump_s)
                 self.metrics.invalidation_lag.observe(lag_s)
                 self.metrics.tags_bumped.inc(plan.tag_count)
@@ -213,6 +272,7 @@ class CoherenceHandler:
                     index,
                     AuditRecord(
                         event_id=event.event_id,
+                        event_source=event.source,
                         product_id=event.product_id,
                         spec_version=event.spec_version,
                         tenant=event.tenant,
@@ -235,15 +295,19 @@ class CoherenceHandler:
         self.metrics.last_applied.set(now.timestamp())
         return out
 
-    async def _dead_letter(self, record: RawRecord, error: InvalidEvent) -> AuditRecord:
-        await self._retry("dead-letter topic", lambda: self.dead_letters.send(record, error))
-        self.metrics.dead_letters.labels(error.reason.value).inc()
-        self._outcomes[Outcome.DEAD_LETTERED].inc()
+    async def _dead_letter(
+        self, record: RawRecord, error: InvalidEvent, *, send: bool = True
+    ) -> AuditRecord:
+        if send:
+            await self._retry("dead-letter topic", lambda: self.dead_letters.send(record, error))
+            self.metrics.dead_letters.labels(error.reason.value).inc()
+            self._outcomes[Outcome.DEAD_LETTERED].inc()
         log.warning(
-            "dead-lettered %s[%d]@%d: %s at %s",
+            "dead-lettered %s[%d]@%d (key %s): %s at %s",
             record.topic,
             record.partition,
             record.offset,
+            digest_of(record.key),
             error.reason.value,
             error.json_path,
         )
@@ -256,7 +320,8 @@ class CoherenceHandler:
             changed_fields=[],
             tags=[],
             outcome=Outcome.DEAD_LETTERED.value,
-            reason=f"{error.reason.value} at {error.json_path}: {error.detail}"[:500],
+            reason=f"{error.reason.value} at {error.json_path}: {error.detail}"[:440]
+            + f" (key {digest_of(record.key)})",
             topic=record.topic,
             partition=record.partition,
             offset=record.offset,

@@ -45,6 +45,10 @@ class CoherenceMetrics:
     broker_delay: Histogram
     processing: Histogram
     last_applied: Gauge
+    replica_checks: Counter
+    replica_reapplied: Counter
+    replica_behind: Gauge
+    replica_lease: Gauge
 
     @classmethod
     def create(cls, registry: CollectorRegistry | None = None) -> CoherenceMetrics:
@@ -131,6 +135,29 @@ class CoherenceMetrics:
             last_applied=Gauge(
                 "cachecoh_coherence_last_applied_timestamp_seconds",
                 "Unix time of the last applied event.",
+                registry=reg,
+            ),
+            replica_checks=Counter(
+                "cachecoh_coherence_replica_checks",
+                "Checks of Redis's replica record against the group's committed offsets, by "
+                "result (ok, behind, adopted, unrecoverable, error).",
+                ["result"],
+                registry=reg,
+            ),
+            replica_reapplied=Counter(
+                "cachecoh_coherence_replica_reapplied_records",
+                "Records re-applied because Redis had lost them (restore, failover, lost writes).",
+                registry=reg,
+            ),
+            replica_behind=Gauge(
+                "cachecoh_coherence_replica_behind_partitions",
+                "Partitions on which Redis is behind the log (gateways serve no cached entry "
+                "while this is above 0).",
+                registry=reg,
+            ),
+            replica_lease=Gauge(
+                "cachecoh_coherence_replica_lease",
+                "1 when this worker's last check found Redis coherent and set the lease.",
                 registry=reg,
             ),
         )

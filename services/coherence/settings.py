@@ -6,8 +6,9 @@ import os
 import socket
 import tempfile
 from pathlib import Path
+from typing import Self
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from services.settings import CommonSettings
 
@@ -55,3 +56,27 @@ class CoherenceSettings(CommonSettings):
     audit_flush_ms: int = Field(20, ge=1, description="Audit rows are written in batches.")
     max_pending_acks: int = Field(5000, ge=1, description="Backpressure on unaudited events.")
     product_refresh_s: float = Field(30.0, gt=0, description="Spec-store directory refresh.")
+    seed_spec_store: bool = Field(
+        False,
+        description="Migrate the database and seed the spec store from the demo catalog at "
+        "start (the embedded demo and tests; production runs `cachecoh db upgrade`).",
+    )
+    replica_lease_ms: int = Field(
+        10_000,
+        ge=500,
+        description="Coherence lease: gateways serve cached entries only while a worker's "
+        "check of Redis against the log is this recent (shorter: a restored snapshot's lease "
+        "is more likely expired; longer: a stopped worker turns the cache off later).",
+    )
+    replica_check_interval_s: float = Field(
+        1.0, gt=0, description="How often the worker checks Redis against the log."
+    )
+
+    @model_validator(mode="after")
+    def _lease_outlives_checks(self) -> Self:
+        if self.replica_lease_ms < 2000 * self.replica_check_interval_s:
+            raise ValueError(
+                "replica_lease_ms must be at least twice replica_check_interval_s, or the "
+                "lease lapses between two checks"
+            )
+        return self

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from services.adapters.redis_tag_store import LookupStatus, RedisTagStore
 from services.core.consistency import ConsistencyReport, spec_versions_of
-from services.core.events import ProductSpecUpdated
+from services.core.events import EventIdentity, ProductSpecUpdated
 from services.core.mapping import MappingSet, plan_invalidation
 
 log = logging.getLogger(__name__)
@@ -71,13 +71,25 @@ class ConsistencyChecker:
     products: Callable[[], Awaitable[Collection[str]]]
     metrics: CheckerMetrics = field(default_factory=CheckerMetrics.create)
     probe_limit: int = 1000
+    #: How many recent event identities are remembered to skip redeliveries.
+    remember: int = 100_000
     _pending: deque[PendingEvent] = field(default_factory=deque)
+    _seen: OrderedDict[EventIdentity, None] = field(default_factory=OrderedDict)
     _checked: int = 0
     _violations: int = 0
     _events: int = 0
 
-    def add(self, partition: int, offset: int, event: ProductSpecUpdated) -> None:
+    def add(self, partition: int, offset: int, event: ProductSpecUpdated) -> bool:
+        """Queue an event for probing once acknowledged; a redelivery of an event (same
+        CloudEvents source and id) is skipped. Another source's event with the same id is
+        another event and is probed."""
+        if event.identity in self._seen:
+            return False
+        self._seen[event.identity] = None
+        if len(self._seen) > self.remember:
+            self._seen.popitem(last=False)
         self._pending.append(PendingEvent(partition, offset, event))
+        return True
 
     @property
     def waiting(self) -> int:
@@ -125,7 +137,7 @@ class ConsistencyChecker:
                         layer.value,
                         digest[:12],
                         versions,
-                        event.event_id,
+                        event.identity,
                         event.spec_version,
                     )
         self._checked += checked

@@ -14,7 +14,7 @@ from kafka import KafkaAdminClient
 from prometheus_client import start_http_server
 
 from services.adapters.contract_files import EVENT_SCHEMA, validator_for
-from services.adapters.redis_tag_store import RedisTagStore, connect_redis
+from services.adapters.redis_tag_store import RedisTagStore, ReplicaKeys, connect_redis
 from services.adapters.sql.engine import make_engine
 from services.adapters.sql.spec_store import SpecStore
 from services.coherence.bootstrap import load_domain_mappings
@@ -81,9 +81,12 @@ class CheckerRun:
 
 
 def build_checker_run(settings: ConsistencySettings) -> CheckerRun:
+    # Probes go through the lookup path a gateway uses, replica guard included.
+    guarded = settings.replica_guard and not settings.redis_cluster
     store = RedisTagStore(
         connect_redis(settings.redis_url.get_secret_value(), cluster=settings.redis_cluster),
         KeySpace(settings.redis_prefix),
+        replica=ReplicaKeys(settings.redis_prefix) if guarded else None,
     )
     spec_store = SpecStore(
         make_engine(settings.database_url.get_secret_value()), topic=settings.topic

@@ -15,12 +15,14 @@ brackets; what a caller does with it on the right::
     │   ├── VectorExtraMissing     [evaluation.embedders]
     │   └── PlotExtraMissing       [evaluation.plot]
     ├── InvalidEvent               an event that can never be applied: DLQ with ``reason``
-    ├── InvalidRequest             a chat request the gateway cannot serve: 400 [core.request_key]
+    ├── InvalidRequest             a chat request the gateway cannot serve: 400 [core.chat_request]
     ├── TransientError             a dependency is down; retry with backoff, never skip
     │   ├── StoreUnavailable       Redis
     │   ├── DatabaseUnavailable    the SQL database (audit, spec store, outbox)
     │   ├── DeadLetterUnavailable  the broker did not take a dead letter
+    │   ├── EventLogUnavailable    the broker did not answer a read of the log or offsets
     │   └── BrokerUnavailable      no Kafka broker answered within the timeout
+    ├── ReplicaBehind              Redis lost writes the log still has: re-apply first
     ├── AuditRejected              the database refused an audit row's content (not transient)
     ├── PublishError               the broker did not take an event (publisher side)
     ├── UnknownProduct             the spec store has no such product [adapters.sql.spec_store]
@@ -183,6 +185,20 @@ class BrokerUnavailable(TransientError):
     """No Kafka broker answered at the bootstrap address within the timeout."""
 
     hint = "is Kafka running? check CACHECOH_KAFKA_BOOTSTRAP"
+
+
+class ReplicaBehind(CachecohError):
+    """Redis holds less of the event log than the worker recorded or committed (lost
+    writes, a restore, a failover, a flush) or a partition is not verified yet: the worker
+    re-applies from Redis's offset before it acknowledges anything new."""
+
+    def __init__(self, partitions: dict[str, int], why: str) -> None:
+        self.partitions = partitions  # 'o:<topic>:<partition>' → offset Redis holds
+        super().__init__(f"{why}: {partitions}")
+
+
+class EventLogUnavailable(TransientError):
+    """The broker did not answer a read of the event log or of committed offsets."""
 
 
 class AuditRejected(CachecohError):

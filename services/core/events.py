@@ -6,6 +6,7 @@ validator is built once at start (``services.adapters.contract_files``) and hand
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Mapping
@@ -68,6 +69,34 @@ class ProductSpecUpdated:
     @property
     def kafka_key(self) -> bytes:
         return self.product_id.encode()
+
+    @property
+    def identity(self) -> EventIdentity:
+        """CloudEvents identify an event by (``source``, ``id``): an id alone is unique
+        only per source, so every dedupe (marker, audit, replay) keys on both."""
+        return EventIdentity(self.source, self.event_id)
+
+
+@dataclass(frozen=True, slots=True)
+class EventIdentity:
+    source: str
+    event_id: str
+
+    @property
+    def dedupe_key(self) -> str:
+        """One unambiguous string for both parts (JSON, so no separator can collide)."""
+        return json.dumps([self.source, self.event_id], ensure_ascii=False)
+
+    def __str__(self) -> str:
+        return f"{self.source}#{self.event_id}"
+
+
+def digest_of(raw: bytes | None) -> str:
+    """How a Kafka record key (or any producer-chosen bytes) appears in dead letters,
+    audit rows and logs: a digest, so personal data in a key never ends up at rest."""
+    if raw is None:
+        return "none"
+    return "sha256:" + hashlib.sha256(raw).hexdigest()[:16]
 
 
 def new_event(
@@ -159,14 +188,16 @@ def _from_valid_document(doc: Mapping[str, Any], key: bytes | None) -> ProductSp
     if doc["subject"] != product_id:
         raise InvalidEvent(
             InvalidReason.KEY_MISMATCH,
-            f"subject {doc['subject']!r} != data.product_id {product_id!r}",
+            f"subject {digest_of(str(doc['subject']).encode('utf-8', 'replace'))} "
+            f"!= data.product_id {product_id!r}",
             "$.subject",
         )
     if key is not None and key != product_id.encode():
-        # The key decides the partition, and per-product order depends on it.
+        # The key decides the partition, and per-product order depends on it. The key's
+        # bytes are the producer's: name them by digest only, never echo them.
         raise InvalidEvent(
             InvalidReason.KEY_MISMATCH,
-            f"Kafka key {key[:80]!r} != product id {product_id!r}",
+            f"Kafka key {digest_of(key)} != product id {product_id!r}",
             "$.subject",
         )
     return ProductSpecUpdated(

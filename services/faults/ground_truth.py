@@ -32,6 +32,7 @@ class FactKey:
 class PublishedEvent:
     """An event the broker acknowledged, and where it landed."""
 
+    #: The CloudEvents identity, ``source#id`` (``EventIdentity``'s text).
     event_id: str
     key: FactKey
     version: int

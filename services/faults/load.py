@@ -17,7 +17,8 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from redis.exceptions import RedisError
@@ -62,6 +63,7 @@ class ReadStats:
     hits: int = 0
     misses: int = 0
     invalidated: int = 0  # lookup found the entry and refused it (generation moved)
+    unverified: int = 0  # Redis possibly behind the log: nothing served (fails open)
     hits_under_watermark: int = 0  # hits whose fact had an acknowledged event
     stale_reads: int = 0
     wrong_answers: int = 0  # a body about another fact: a key-derivation bug
@@ -73,21 +75,40 @@ class ReadStats:
     planted_stale: int = 0
     fill_errors: int = 0
     stale_examples: list[StaleRead] = field(default_factory=list)
+    #: Per fault kind: reads checked within ``AFTER_FAULT_S`` after one ended, the hits
+    #: among them served under an acknowledged event, and the stale ones (promise 1).
+    checked_after: Counter[str] = field(default_factory=Counter)
+    hits_checked_after: Counter[str] = field(default_factory=Counter)
+    stale_after: Counter[str] = field(default_factory=Counter)
 
     @property
     def reads_checked(self) -> int:
-        """Reads that completed (hit, miss or invalidated), each checked on return."""
-        return self.hits + self.misses + self.invalidated
+        """Reads that completed (hit, miss, invalidated or unverified), each checked."""
+        return self.hits + self.misses + self.invalidated + self.unverified
 
     def as_dict(self) -> dict[str, object]:
         out = asdict(self)
         out["reads_checked"] = self.reads_checked
+        out["after_faults"] = {
+            fault: {
+                "reads_checked": self.checked_after[fault],
+                "hits_under_watermark": self.hits_checked_after[fault],
+                "stale_reads": self.stale_after[fault],
+            }
+            for fault in sorted(self.checked_after)
+        }
+        for name in ("checked_after", "hits_checked_after", "stale_after"):
+            out.pop(name)
         out["stale_examples"] = [asdict(s) for s in self.stale_examples[:10]]
         return out
 
 
 def answer_body(key: FactKey, version: int) -> bytes:
     return json.dumps({"p": key.product, "s": key.slot, "v": version}).encode()
+
+
+#: A read this soon after a fault ended is attributed to it in ``ReadStats.*_after``.
+AFTER_FAULT_S = 10.0
 
 
 class ReadLoad:
@@ -99,8 +120,10 @@ class ReadLoad:
         keys: Sequence[FactKey],
         shape: LoadShape,
         rng: random.Random,
+        last_fault: Callable[[], tuple[str, float] | None] = lambda: None,
     ) -> None:
         self._store = store
+        self._last_fault = last_fault
         self._facts = facts
         self._watermark = watermark
         self._answers = [(k, f"{k.slot}-q{n}") for k in keys for n in range(shape.answers_per_fact)]
@@ -141,17 +164,28 @@ class ReadLoad:
             stats.read_errors += 1
             await asyncio.sleep(0.05)
             return
+        fault = self._recent_fault()
+        if fault is not None:
+            stats.checked_after[fault] += 1
         if found.status is LookupStatus.HIT:
             stats.hits += 1
-            self._check(key, digest, found.body or b"", floor)
+            self._check(key, digest, found.body or b"", floor, fault)
             return
         if found.status is LookupStatus.STALE:
             stats.invalidated += 1
+        elif found.status is LookupStatus.UNVERIFIED:
+            stats.unverified += 1
         else:
             stats.misses += 1
         self._start_fill(key, digest)
 
-    def _check(self, key: FactKey, digest: str, body: bytes, floor: int) -> None:
+    def _recent_fault(self) -> str | None:
+        last = self._last_fault()
+        if last is None or time.monotonic() - last[1] > AFTER_FAULT_S:
+            return None
+        return str(last[0])
+
+    def _check(self, key: FactKey, digest: str, body: bytes, floor: int, fault: str | None) -> None:
         stats = self.stats
         answer = json.loads(body)
         if (answer["p"], answer["s"]) != (key.product, key.slot):
@@ -160,8 +194,12 @@ class ReadLoad:
         if floor == 0:
             return
         stats.hits_under_watermark += 1
+        if fault is not None:
+            stats.hits_checked_after[fault] += 1
         if int(answer["v"]) < floor:
             stats.stale_reads += 1
+            if fault is not None:
+                stats.stale_after[fault] += 1
             if len(stats.stale_examples) < 10:
                 stats.stale_examples.append(
                     StaleRead(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, func, select
 
 from services.adapters.sql.schema import AuditRow
+from services.core.events import EventIdentity
 from services.percentiles import nearest_rank
 
 APPLIED_OUTCOMES = ("applied", "duplicate")
@@ -16,7 +17,8 @@ APPLIED_OUTCOMES = ("applied", "duplicate")
 
 @dataclass(frozen=True, slots=True)
 class AuditSummary:
-    applied_ids: frozenset[str]  # event ids with outcome applied or duplicate
+    #: ``source#id`` of the events with outcome applied or duplicate
+    applied_ids: frozenset[str]
     outcomes: dict[str, int]
     lag_ms_p50: float | None
     lag_ms_p99: float | None
@@ -27,11 +29,11 @@ def read_audit(engine: Engine, topic: str) -> AuditSummary:
     """The audit rows of one run (one topic), summarised."""
     with engine.connect() as conn:
         ids = conn.execute(
-            select(AuditRow.event_id).where(
+            select(AuditRow.event_source, AuditRow.event_id).where(
                 AuditRow.topic == topic, AuditRow.outcome.in_(APPLIED_OUTCOMES)
             )
         )
-        applied = frozenset(r[0] for r in ids)
+        applied = frozenset(str(EventIdentity(r[0], r[1])) for r in ids)
         outcomes = {
             str(outcome): int(n)
             for outcome, n in conn.execute(
@@ -61,7 +63,7 @@ def read_audit(engine: Engine, topic: str) -> AuditSummary:
 def wait_for_audit(
     engine: Engine, topic: str, event_ids: Collection[str], timeout_s: float
 ) -> AuditSummary:
-    """Poll the audit until it holds every event id (or the timeout passes)."""
+    """Poll the audit until it holds every event (``source#id``), or the timeout passes."""
     wanted = frozenset(event_ids)
     deadline = time.monotonic() + timeout_s
     while True:

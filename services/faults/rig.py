@@ -79,6 +79,7 @@ class Rig:
             "CACHECOH_DATABASE_URL": self.database_url,
             "CACHECOH_STATE_DIR": str(self.work_dir / "faust"),
             "CACHECOH_LOG_LEVEL": self.config.worker_log_level,
+            "CACHECOH_SEED_SPEC_STORE": "true",
             **FAST_REJOIN,
             **overrides,
         }

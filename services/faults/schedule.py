@@ -1,22 +1,31 @@
-"""Faults on a schedule: worker SIGKILLs, broker stalls, Redis restarts.
+"""Faults on a schedule: worker SIGKILLs, broker stalls, Redis restarts, Redis restores
+from a stale snapshot and Redis flushes.
 
 One thread runs them one after another at planned times over the run: kills evenly
-spaced (with jitter, so they land mid-batch, mid-commit or mid-audit), stalls and
-restarts at random times between them. After a kill the worker is restarted at once and
-the scheduler waits until it owns partitions again (the rejoin time is measured). A
-worker that exits without being killed is counted and restarted.
+spaced (with jitter, so they land mid-batch, mid-commit or mid-audit), the others at
+random times between them. A stale-snapshot restore saves an RDB snapshot, lets traffic
+(and acknowledged events) go on for a while, then kills Redis and restarts it from that
+snapshot: entries, generations, dedupe markers and the replica record roll back together,
+as after a crash with RDB persistence, a restore from a backup or a failover to a lagging
+replica. A flush empties the dataset (a flushed or replaced instance). After a kill the
+worker is restarted at once and the scheduler waits until it owns partitions again (the
+rejoin time is measured). A worker that exits without being killed is counted and
+restarted.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import shutil
 import statistics
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+
+import redis
 
 from services.adapters.embedded_broker import EmbeddedBroker
 from services.adapters.embedded_redis import RedisServerProcess
@@ -29,6 +38,8 @@ class Fault(StrEnum):
     KILL_WORKER = "kill_worker"
     STALL_BROKER = "stall_broker"
     RESTART_REDIS = "restart_redis"
+    RESTORE_STALE_SNAPSHOT = "restore_stale_snapshot"
+    FLUSH_REDIS = "flush_redis"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +47,12 @@ class FaultPlan:
     worker_kills: int
     broker_stalls: int
     redis_restarts: int
+    stale_restores: int = 0
+    redis_flushes: int = 0
     stall_s: tuple[float, float] = (1.0, 3.0)
+    #: How old the snapshot is when Redis restarts from it (some older than the worker's
+    #: coherence lease, some younger: both paths of the guard are exercised).
+    snapshot_age_s: tuple[float, float] = (0.5, 8.0)
 
     def timeline(self, duration_s: float, rng: random.Random) -> list[tuple[float, Fault]]:
         """(seconds into the run, fault), sorted; nothing in the first or last 5 %."""
@@ -55,6 +71,11 @@ class FaultPlan:
         planned += [
             (rng.uniform(start, end), Fault.RESTART_REDIS) for _ in range(self.redis_restarts)
         ]
+        planned += [
+            (rng.uniform(start, end), Fault.RESTORE_STALE_SNAPSHOT)
+            for _ in range(self.stale_restores)
+        ]
+        planned += [(rng.uniform(start, end), Fault.FLUSH_REDIS) for _ in range(self.redis_flushes)]
         return sorted(planned)
 
 
@@ -70,6 +91,9 @@ class FaultCounts:
     broker_stalled_s: float
     redis_restarts: int
     redis_restart_s_max: float | None
+    stale_restores: int
+    stale_snapshot_age_s_max: float | None
+    redis_flushes: int
     faults_skipped: int  # planned faults the run ended before reaching
 
 
@@ -147,8 +171,14 @@ class FaultScheduler:
         self.broker_stalled_s = 0.0
         self.redis_restarts = 0
         self.redis_restart_s: list[float] = []
+        self.stale_restores = 0
+        self.snapshot_ages_s: list[float] = []
+        self.redis_flushes = 0
         self.skipped = 0
         self.error: BaseException | None = None
+        self._last: tuple[Fault, float] | None = None
+        #: (fault, began, ended) in seconds since the scheduler started
+        self.timeline: list[tuple[str, float, float]] = []
 
     def start(self) -> FaultScheduler:
         self._started = time.monotonic()
@@ -171,7 +201,12 @@ class FaultScheduler:
                 if self._stop.is_set() or time.monotonic() - self._started > self._duration_s:
                     self.skipped = len(self._timeline) - n
                     return
+                began = time.monotonic() - self._started
                 self._inject(fault)
+                self._last = (fault, time.monotonic())
+                self.timeline.append(
+                    (fault.value, round(began, 3), round(time.monotonic() - self._started, 3))
+                )
         except BaseException as exc:  # surfaced by the suite: a harness error fails the run
             self.error = exc
             log.exception("fault scheduler failed")
@@ -188,11 +223,54 @@ class FaultScheduler:
                 self._broker.resume()
             self.broker_stalls += 1
             self.broker_stalled_s += stalled
-        else:
+        elif fault is Fault.RESTART_REDIS:
             began = time.monotonic()
             self._redis.restart()
             self.redis_restart_s.append(time.monotonic() - began)
             self.redis_restarts += 1
+        elif fault is Fault.RESTORE_STALE_SNAPSHOT:
+            self._restore_stale_snapshot()
+        else:
+            with redis.Redis.from_url(self._redis.url, socket_timeout=10) as client:
+                client.flushall()  # our private server: a flushed or replaced instance
+            self.redis_flushes += 1
+
+    def last_fault(self) -> tuple[Fault, float] | None:
+        """The last fault injected and when it ended (``time.monotonic()``)."""
+        return self._last
+
+    def _restore_stale_snapshot(self) -> None:
+        data_dir = self._redis.data_dir
+        if data_dir is None:
+            raise RuntimeError("a stale-snapshot restore needs Redis with a data directory")
+        with redis.Redis.from_url(self._redis.url, socket_timeout=30) as client:
+            client.save()  # the snapshot; everything after it will be lost
+        saved = time.monotonic()
+        self._stop.wait(self._rng.uniform(*self._plan.snapshot_age_s))
+        self._redis.stop()  # then a crash: the AOF written since is thrown away with it
+        shutil.rmtree(data_dir / "appendonlydir", ignore_errors=True)
+        # An AOF-enabled server ignores dump.rdb, so load the snapshot without AOF, turn
+        # AOF on (it is rewritten from the restored data) and restart the rig's server.
+        # (on another port: nobody writes to the loader, whose AOF becomes the dataset)
+        loader = RedisServerProcess(data_dir=data_dir, snapshots=True)
+        loader.start()
+        try:
+            with redis.Redis.from_url(loader.url, socket_timeout=30) as client:
+                client.config_set("appendonly", "yes")
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    info = client.info("persistence")
+                    rewriting = info.get("aof_rewrite_in_progress") or info.get(
+                        "aof_rewrite_scheduled"
+                    )
+                    if info.get("aof_enabled") and not rewriting:
+                        break
+                    time.sleep(0.02)
+        finally:
+            loader.stop()
+        self._redis.start()
+        self.snapshot_ages_s.append(time.monotonic() - saved)
+        self.stale_restores += 1
 
     def counts(self) -> FaultCounts:
         rejoin = self._workers.rejoin_s
@@ -209,5 +287,10 @@ class FaultScheduler:
             redis_restart_s_max=round(max(self.redis_restart_s), 2)
             if self.redis_restart_s
             else None,
+            stale_restores=self.stale_restores,
+            stale_snapshot_age_s_max=round(max(self.snapshot_ages_s), 2)
+            if self.snapshot_ages_s
+            else None,
+            redis_flushes=self.redis_flushes,
             faults_skipped=self.skipped,
         )

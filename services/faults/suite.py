@@ -20,7 +20,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.adapters.redis_tag_store import RedisTagStore, connect_redis
+from services.adapters.redis_tag_store import RedisTagStore, ReplicaKeys, connect_redis
 from services.coherence.bootstrap import load_domain_mappings
 from services.coherence.settings import CoherenceSettings
 from services.faults.ground_truth import AckWatermark, FactKey, FactVersions, PublishedEvent
@@ -34,11 +34,14 @@ from services.faults.updates import UpdateShape, UpdateStream
 
 def default_plan(duration_s: float) -> FaultPlan:
     """About one worker kill per 11 s (a restarted worker needs ~5 s to own partitions
-    again), a broker stall per minute, a Redis restart per 75 s; at least one of each."""
+    again), a broker stall per minute, a Redis restart per 75 s, a restore from a stale
+    snapshot and a flush per 15 s each; at least one of each."""
     return FaultPlan(
         worker_kills=max(1, int(duration_s / 11)),
         broker_stalls=max(1, int(duration_s / 60)),
         redis_restarts=max(1, int(duration_s / 75)),
+        stale_restores=max(1, int(duration_s / 15)),
+        redis_flushes=max(1, int(duration_s / 15)),
     )
 
 
@@ -54,6 +57,9 @@ class FaultSuiteConfig:
     seed: int = 7
     drain_timeout_s: float = 180.0
     worker_settings: Mapping[str, str] = field(default_factory=dict)  # CACHECOH_* overrides
+    #: Reads go through the replica guard, as a gateway's do; off only to prove the
+    #: suite sees what the guard prevents.
+    replica_guard: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +75,9 @@ class FaultReport:
     worker_kills: int
     broker_stalls: int
     redis_restarts: int
+    stale_snapshot_restores: int
+    redis_flushes: int
+    same_id_other_source_events: int
     details: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
@@ -158,6 +167,7 @@ def run_fault_suite(config: FaultSuiteConfig, console: Console | None = None) ->
             audit,
             committed,
             rig,
+            scheduler.timeline,
         )
         if not report.passed:
             rig.keep_work_dir = True  # the worker and broker logs explain a failure
@@ -186,8 +196,18 @@ async def _run_load(
     updates: UpdateStream,
 ) -> tuple[ReadStats, float]:
     client = connect_redis(rig.redis.url, cluster=False)
-    store = RedisTagStore(client, rig.keys)
-    load = ReadLoad(store, facts, watermark, keys, config.load, random.Random(rng.random()))  # noqa: S311
+    # Reads go through the lookup a gateway makes, replica guard included.
+    replica = ReplicaKeys(rig.keys.prefix) if config.replica_guard else None
+    store = RedisTagStore(client, rig.keys, replica=replica)
+    load = ReadLoad(
+        store,
+        facts,
+        watermark,
+        keys,
+        config.load,
+        random.Random(rng.random()),  # noqa: S311
+        last_fault=scheduler.last_fault,
+    )
     task = progress.add_task("faults", total=config.duration_s)
     began = time.monotonic()
     until = began + config.duration_s
@@ -201,7 +221,8 @@ async def _run_load(
                 description=(
                     f"reads {s.reads_checked:,} stale {s.stale_reads} errors {s.read_errors} | "
                     f"events {a.published:,} acked {a.acknowledged:,} | kills {f.worker_kills} "
-                    f"stalls {f.broker_stalls} redis {f.redis_restarts}"
+                    f"stalls {f.broker_stalls} redis {f.redis_restarts} "
+                    f"stale-snapshots {f.stale_restores} flushes {f.redis_flushes}"
                 ),
             )
             await asyncio.sleep(0.5)
@@ -237,6 +258,7 @@ def _report(
     audit: AuditSummary,
     committed: Mapping[int, int],
     rig: Rig,
+    timeline: Sequence[tuple[str, float, float]] = (),
 ) -> FaultReport:
     applied_ids = audit.applied_ids
     published = updates.published
@@ -261,6 +283,9 @@ def _report(
         worker_kills=faults.worker_kills,
         broker_stalls=faults.broker_stalls,
         redis_restarts=faults.redis_restarts,
+        stale_snapshot_restores=faults.stale_restores,
+        redis_flushes=faults.redis_flushes,
+        same_id_other_source_events=counts.same_id_other_source,
         details={
             "duration_s": config.duration_s,
             "seed": config.seed,
@@ -277,6 +302,7 @@ def _report(
             },
             "reads": stats.as_dict(),
             "faults": {**asdict(faults), "first_join_s": round(first_join_s, 2)},
+            "fault_timeline": timeline,
             "plan": asdict(plan),
             "shape": {
                 "facts": config.products * config.slots,

@@ -1,5 +1,7 @@
-"""The event stream of the fault suite: updates at a steady rate, with duplicates and
-reordering, through the real publisher.
+"""The event stream of the fault suite: updates at a steady rate, with duplicates,
+reordering and events that reuse a recent event's id from another source (CloudEvents
+ids are unique per source only: both are events, both must be applied), through the
+real publisher.
 
 An update first advances the fact version, then publishes the event that announces it
 (the outbox order: facts change, then the event). A publish the broker does not take
@@ -24,6 +26,8 @@ from services.faults.ground_truth import AckWatermark, FactKey, FactVersions, Pu
 
 log = logging.getLogger(__name__)
 EVENT_SOURCE = "cachecoh-faults"
+#: The source of events that reuse an id of ``EVENT_SOURCE``'s.
+OTHER_SOURCE = "cachecoh-faults-pim"
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +35,7 @@ class UpdateShape:
     rate: float = 40.0  # updates per second
     duplicate_fraction: float = 0.05  # republish a recent event with the same id
     reorder_fraction: float = 0.05  # publish v+2 before v+1 for one slot
+    same_id_fraction: float = 0.05  # another source's event with a recent event's id
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +43,7 @@ class UpdateCounts:
     events_published: int  # distinct event ids the broker acknowledged
     records_published: int  # including duplicates
     duplicates_published: int
+    same_id_other_source: int  # distinct events whose id another source also used
     reordered_pairs: int
     publish_retries: int
     unpublished: int  # gave up at shutdown (never acknowledged, not counted as lost)
@@ -65,6 +71,8 @@ class UpdateStream:
         self.published: dict[str, PublishedEvent] = {}
         self._records = 0
         self._duplicates = 0
+        self._same_id = 0
+        self._reused: set[str] = set()
         self._reordered = 0
         self._retries = 0
         self._unpublished = 0
@@ -82,6 +90,7 @@ class UpdateStream:
             events_published=len(self.published),
             records_published=self._records,
             duplicates_published=self._duplicates,
+            same_id_other_source=self._same_id,
             reordered_pairs=self._reordered,
             publish_retries=self._retries,
             unpublished=self._unpublished,
@@ -105,7 +114,31 @@ class UpdateStream:
             self._publish(self._rng.choice(self._recent), duplicate=True)
             return
         key = self._rng.choice(self._keys)
-        if roll < self._shape.duplicate_fraction + self._shape.reorder_fraction:
+        same_id_until = self._shape.duplicate_fraction + self._shape.same_id_fraction
+        if roll < same_id_until and self._recent:
+            reused = self._rng.choice(self._recent)
+            siblings = [
+                k
+                for k in self._keys
+                if k.product == reused.product_id and k.slot != reused.changed_fields[0]
+            ]
+            # Each id is reused once: two OTHER_SOURCE events with one id would be one event.
+            if reused.source == EVENT_SOURCE and siblings and reused.event_id not in self._reused:
+                # The same product, another fact, another source, the same id: a dedupe by
+                # id alone would drop it and leave that fact's old answers servable.
+                other = self._rng.choice(siblings)
+                event = new_event(
+                    other.product,
+                    [other.slot],
+                    self._facts.advance(other),
+                    source=OTHER_SOURCE,
+                    event_id=reused.event_id,
+                )
+                self._reused.add(reused.event_id)
+                if self._publish(event):
+                    self._same_id += 1
+                return
+        if roll < same_id_until + self._shape.reorder_fraction:
             lower = self._event(key, self._facts.advance(key))
             higher = self._event(key, self._facts.advance(key))
             if self._publish(higher) and self._publish(lower):
@@ -130,7 +163,7 @@ class UpdateStream:
                 log.debug("publish retried: %s", exc)
                 self._stop.wait(0.2)
         published = PublishedEvent(
-            event_id=event.event_id,
+            event_id=str(event.identity),
             key=FactKey(event.product_id, event.changed_fields[0]),
             version=event.spec_version,
             partition=landed.partition,
@@ -142,6 +175,8 @@ class UpdateStream:
         if duplicate:
             self._duplicates += 1
         else:
-            self.published[event.event_id] = published
+            if published.event_id in self.published:
+                raise RuntimeError(f"two distinct events share the identity {published.event_id}")
+            self.published[published.event_id] = published
             self._recent.append(event)
         return True

@@ -21,7 +21,7 @@ from services.adapters import contract_files
 from services.adapters.catalog_files import load_attributes, load_catalog
 from services.adapters.contract_files import read_json
 from services.adapters.demo_catalog import load_demo_catalog
-from services.adapters.redis_tag_store import RedisClient, RedisTagStore, connect_redis
+from services.adapters.redis_tag_store import RedisClient, connect_redis
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
 from services.core.canonical_question import QuestionVocabulary, VocabularyError
@@ -50,6 +50,7 @@ from services.gateway.redis_controls import (
     RedisTokenBucket,
     RequestPointers,
     SwitchState,
+    answer_store,
 )
 from services.gateway.server import deadline_protocol
 from services.gateway.service import GatewayService
@@ -156,7 +157,12 @@ def build_parts(
     keys = KeySpace(settings.redis_prefix)
     gateway_keys = GatewayKeys(settings.redis_prefix)
     metrics = GatewayMetrics.create()
-    store = RedisTagStore(client, keys)
+    store = answer_store(
+        client,
+        keys,
+        replica_guard=settings.replica_guard and not settings.redis_cluster,
+        unverified=metrics.unverified_lookups,
+    )
 
     def switches_changed(state: SwitchState) -> None:
         for layer, enabled in state.as_dict().items():

@@ -38,6 +38,7 @@ class GatewayMetrics:
     lookups: Counter
     bypass_reasons: Counter
     stale_lookups: Counter
+    unverified_lookups: Counter
     fills: Counter
     fill_refused: Counter
     fill_skipped: Counter
@@ -86,6 +87,14 @@ class GatewayMetrics:
                 "cachecoh_gateway_stale_lookups",
                 "Lookups that found an invalidated entry (served as a miss), by layer.",
                 ["layer"],
+                registry=reg,
+            ),
+            unverified_lookups=Counter(
+                "cachecoh_gateway_unverified_lookups",
+                "Lookups that served no cached entry because Redis may be behind the event "
+                "log (no coherence lease: reason no_lease; an older dataset than seen: "
+                "regressed); the request fails open to the model. By layer and reason.",
+                ["layer", "reason"],
                 registry=reg,
             ),
             fills=Counter(
@@ -217,4 +226,6 @@ class GatewayMetrics:
         for layer in ("request", "semantic"):
             metrics.fill_refused.labels(layer)
             metrics.stale_lookups.labels(layer)
+            for reason in ("no_lease", "regressed"):
+                metrics.unverified_lookups.labels(layer, reason)
         return metrics

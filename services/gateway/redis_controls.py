@@ -17,10 +17,16 @@ from functools import cache
 from importlib import resources
 from typing import Any, TypeVar
 
+from prometheus_client import Counter
 from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
-from services.adapters.redis_tag_store import RedisClient
+from services.adapters.redis_tag_store import (
+    RedisClient,
+    RedisTagStore,
+    ReplicaKeys,
+    Unverified,
+)
 from services.core.entries import decode_entry
 from services.core.errors import StoreUnavailable
 from services.core.keys import KeySpace, Layer
@@ -43,6 +49,27 @@ async def _call(what: str, op: Callable[[], Awaitable[T]]) -> T:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def answer_store(
+    client: RedisClient, keys: KeySpace, *, replica_guard: bool, unverified: Counter
+) -> RedisTagStore:
+    """The answer store the gateway looks up and fills. With ``replica_guard`` (the
+    default setting) a lookup serves an entry only under the coherence worker's lease and
+    never from an older (epoch, applied sequence) than this process has seen; otherwise it
+    reports ``UNVERIFIED``, counted in ``unverified`` by layer and reason, and the request
+    fails open to the model (docs/coherence.md, "Redis as a replica")."""
+    layer_names = {"req": "request", "sem": "semantic"}
+
+    def count(layer: Layer, why: Unverified) -> None:
+        unverified.labels(layer_names.get(layer.value, layer.value), why.value).inc()
+
+    return RedisTagStore(
+        client,
+        keys,
+        replica=ReplicaKeys(keys.prefix) if replica_guard else None,
+        on_unverified=count,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -496,6 +496,9 @@ def _gateway_settings(stack: Stack, upstream: str, port: int) -> dict[str, Any]:
         "dlq_topic": stack.dlq_topic,
         "log_level": options.gateway_log_level or options.log_level,
         "dashboard_metrics_urls": ",".join(f"{name}={url}" for name, url in sources.items()),
+        # Without a coherence worker nothing sets the replica lease, and a guarded gateway
+        # would serve nothing: stacks without one (the checks) run the gateway unguarded.
+        "replica_guard": options.worker,
     }
     if stack.broker is not None:
         settings["kafka_bootstrap"] = stack.broker.bootstrap

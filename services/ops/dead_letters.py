@@ -2,10 +2,13 @@
 
 Replay reads every dead letter, re-parses its original bytes against today's event schema
 (size, UTF-8, JSON, ``product-spec-updated.schema.json``, key = product id) and republishes
-the ones that pass to the main topic. It does not consult the mappings or the spec store:
-a letter dead-lettered for an unknown field or product is republished once it parses, and
-the worker decides again (and may dead-letter it again). Replaying twice is harmless: the
-worker dedupes by event id.
+the ones that pass to the main topic, keyed by the event's product id. It does not consult
+the mappings or the spec store: a letter dead-lettered for an unknown field or product is
+republished once it parses, and the worker decides again (and may dead-letter it again).
+A letter carries no raw key, only its digest (header ``key_digest``): replay refuses a
+letter whose event's key would not have that digest (the original key did not match the
+product). Within one run each CloudEvents (source, id) is republished once; replaying twice
+is harmless anyway, the worker dedupes by (source, id).
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaTimeoutError
 
 from services.adapters.kafka_publisher import SpecUpdatePublisher
-from services.core.errors import BrokerUnavailable, InvalidEvent
-from services.core.events import SchemaValidator, parse_event
+from services.core.errors import BrokerUnavailable, InvalidEvent, InvalidReason
+from services.core.events import EventIdentity, SchemaValidator, digest_of, parse_event
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +84,14 @@ def read_dead_letters(
 class ReplayReport:
     read: int = 0
     replayed: int = 0
+    duplicates: int = 0
     still_invalid: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, object]:
         return {
             "read": self.read,
             "replayed": self.replayed,
+            "duplicates": self.duplicates,
             "still_invalid": dict(self.still_invalid),
         }
 
@@ -100,15 +105,24 @@ def replay(
 ) -> ReplayReport:
     """Republish the letters that validate now; ``publisher=None`` is a dry run."""
     report = ReplayReport()
+    republished: set[EventIdentity] = set()
     for letter in letters:
         if reason is not None and letter.reason != reason:
             continue
         report.read += 1
         try:
-            event = parse_event(letter.value, letter.key, validator)
+            event = parse_event(letter.value, None, validator)
         except InvalidEvent as exc:
             report.still_invalid[exc.reason.value] += 1
             continue
+        original_key = letter.headers.get("key_digest")
+        if original_key is not None and original_key != digest_of(event.kafka_key):
+            report.still_invalid[InvalidReason.KEY_MISMATCH.value] += 1
+            continue
+        if event.identity in republished:
+            report.duplicates += 1
+            continue
+        republished.add(event.identity)
         if publisher is not None:
             publisher.publish_raw(event.kafka_key, letter.value)
         report.replayed += 1

@@ -50,6 +50,7 @@ class WorkerEnv:
             "CACHECOH_REBALANCE_TIMEOUT_S": "6",
             "CACHECOH_COMMIT_INTERVAL_S": "0.2",
             "CACHECOH_LOG_LEVEL": "INFO",
+            "CACHECOH_SEED_SPEC_STORE": "true",
         }
         return {**base, **overrides}
 

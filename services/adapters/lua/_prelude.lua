@@ -27,3 +27,25 @@ local function fresh_generation()
   local t = redis.call('TIME')
   return t[1] .. string.format('%06d', tonumber(t[2]))
 end
+
+-- The replica record (a hash: 'o:<topic>:<partition>' → highest offset whose effects this
+-- dataset holds, '_seq' → sum of those advances, '_epoch' → when the record was created).
+-- True when the record holds at least ``expected`` for ``tp`` (the worker's last recorded
+-- position): less means the dataset lost writes or was rolled back.
+local function replica_intact(record_key, tp, expected)
+  if tp == '' then return true end
+  local have = tonumber(redis.call('HGET', record_key, tp) or '-1')
+  return have >= tonumber(expected)
+end
+
+-- Records that this dataset holds the effects of ``tp`` up to ``offset``. A dataset
+-- without a record (empty, flushed, replaced) gets none here: the worker adopts it.
+local function record_applied(record_key, tp, offset)
+  if tp == '' or redis.call('EXISTS', record_key) == 0 then return end
+  local old = tonumber(redis.call('HGET', record_key, tp) or '-1')
+  local new = tonumber(offset)
+  if new > old then
+    redis.call('HSET', record_key, tp, offset)
+    redis.call('HINCRBY', record_key, '_seq', new - old)
+  end
+end

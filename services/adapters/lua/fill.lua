@@ -1,9 +1,12 @@
 -- KEYS[1] entry, KEYS[2] generations hash, KEYS[3] the product's entry index.
 -- ARGV[1] ttl ms, ARGV[2] entry (header + body), ARGV[3] index member ('' = no index),
--- ARGV[4] index keep-alive ms.
+-- ARGV[4] index keep-alive ms. When guarded, KEYS[4] the replica record: a dataset
+-- without one (flushed, replaced, not yet adopted by a worker) takes no entries, so
+-- the worker can adopt an empty dataset without replaying the log.
 -- Writes only if the snapshot in the header still matches: 1 stored, 0 refused.
 local fields, gens = parse_header(ARGV[2])
 if not fields then return redis.error_reply('entry without generation header') end
+if #KEYS >= 4 and redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
 if not generations_match(KEYS[2], fields, gens) then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[1])
 if ARGV[3] ~= '' then

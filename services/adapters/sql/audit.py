@@ -32,6 +32,9 @@ class AuditRecord:
     applied_at: datetime
     lag_ms: float | None
     worker: str
+    #: CloudEvents ``source``; with ``event_id`` the event's identity ("" for a record
+    #: without a usable envelope, whose id is then ``dlq:<topic>:<partition>:<offset>``).
+    event_source: str = ""
 
 
 #: The audit columns are BIGINT; anything outside is kept as NULL rather than refused.
@@ -46,6 +49,7 @@ def sanitized(record: AuditRecord, why: str) -> AuditRecord:
 
     return AuditRecord(
         event_id=clean(record.event_id) or "(empty)",
+        event_source=clean(record.event_source) or "",
         product_id=clean(record.product_id),
         spec_version=record.spec_version if record.spec_version in _BIGINT else None,
         tenant=clean(record.tenant),
@@ -64,13 +68,14 @@ def sanitized(record: AuditRecord, why: str) -> AuditRecord:
 
 
 class AuditLog:
-    """Insert-or-ignore by event id: a redelivered event keeps its first row."""
+    """Insert-or-ignore by (source, event id): a redelivered event keeps its first row;
+    another source's event with the same id gets its own."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
     def _insert(self) -> Any:
-        return insert_or_ignore(self._engine, AuditRow, ["event_id"])
+        return insert_or_ignore(self._engine, AuditRow, ["event_source", "event_id"])
 
     def record_many(self, records: Sequence[AuditRecord]) -> None:
         if not records:
@@ -95,6 +100,16 @@ class AuditLog:
                 select(AuditRow.event_id).where(AuditRow.outcome.in_(("applied", "duplicate")))
             )
             return {r[0] for r in rows}
+
+    def applied_identities(self) -> set[tuple[str, str]]:
+        """(source, id) of every applied or duplicate event."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                select(AuditRow.event_source, AuditRow.event_id).where(
+                    AuditRow.outcome.in_(("applied", "duplicate"))
+                )
+            )
+            return {(r[0], r[1]) for r in rows}
 
     def lags_ms(self, event_ids: Sequence[str] | None = None) -> list[float]:
         query = select(AuditRow.lag_ms).where(AuditRow.outcome == "applied")

@@ -8,7 +8,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Float, Integer, LargeBinary, String, Text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Float,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # SQLite only auto-increments INTEGER PRIMARY KEY columns.
@@ -65,10 +75,16 @@ class AuditRow(Base):
     """One row per consumed record: applied, duplicate or dead-lettered."""
 
     __tablename__ = "coherence_audit"
+    # CloudEvents identify an event by (source, id): an id is unique only per source.
+    __table_args__ = (
+        UniqueConstraint("event_source", "event_id", name="uq_coherence_audit_source_event"),
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     # The event id, or "dlq:<topic>:<partition>:<offset>" when the record had none.
-    event_id: Mapped[str] = mapped_column(String(160), unique=True)
+    event_id: Mapped[str] = mapped_column(String(160), index=True)
+    # The CloudEvents source ("" for a record without a usable envelope).
+    event_source: Mapped[str] = mapped_column(String(255), default="", server_default="")
     product_id: Mapped[str | None] = mapped_column(String(64), index=True)
     spec_version: Mapped[int | None] = mapped_column(BigInteger)
     tenant: Mapped[str | None] = mapped_column(String(64))

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import pytest
 import redis.asyncio as aioredis
 
-from services.adapters.redis_tag_store import LookupStatus, RedisTagStore
+from services.adapters.redis_tag_store import (
+    BumpRequest,
+    LogPosition,
+    LookupStatus,
+    RedisTagStore,
+    ReplicaKeys,
+    position_field,
+)
+from services.core.errors import ReplicaBehind
 from services.core.keys import KeySpace, Layer
 from services.core.mapping import ProductBump
 from services.core.tags import answer_tags
 
-pytestmark = __import__("pytest").mark.integration
+pytestmark = pytest.mark.integration
 
 
 def _fields(slot: str, *variants: str) -> list[str]:
@@ -113,3 +122,82 @@ async def test_fills_are_indexed_per_product_for_the_checker(
         (Layer.SEMANTIC, "a"),
     ]
     assert await store.indexed_entries("iphone_16") == []
+
+
+def _guarded(client: aioredis.Redis, keyspace: KeySpace) -> RedisTagStore:
+    return RedisTagStore(client, keyspace, replica=ReplicaKeys(keyspace.prefix))
+
+
+async def test_guarded_store_serves_only_under_a_verified_lease(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    gateway, worker = _guarded(redis_client, keyspace), _guarded(redis_client, keyspace)
+    snap = await gateway.snapshot("iphone_15", _fields("battery_life"))
+    # no record yet (a new, flushed or replaced dataset): no entries, no lookups
+    assert not await gateway.fill(Layer.SEMANTIC, "d", snap, b"x", ttl_ms=60_000)
+    assert (await gateway.lookup("iphone_15", Layer.SEMANTIC, "d")).status is (
+        LookupStatus.UNVERIFIED
+    )
+    field = position_field("spec", 0)
+    adopted = await worker.verify({field: 41}, own=[field], lease_ms=5000, worker="w")
+    assert adopted.adopted and adopted.leased and not adopted.behind
+    assert await gateway.fill(Layer.SEMANTIC, "d", snap, b"x", ttl_ms=60_000)
+    assert (await gateway.lookup("iphone_15", Layer.SEMANTIC, "d")).status is LookupStatus.HIT
+    # the log says more was acknowledged than Redis holds: lease off, partition behind
+    behind = await worker.verify({field: 45}, own=[field], lease_ms=5000, worker="w")
+    assert not behind.leased and behind.behind == {field: 41}
+    assert (await gateway.lookup("iphone_15", Layer.SEMANTIC, "d")).status is (
+        LookupStatus.UNVERIFIED
+    )
+
+
+async def test_a_bump_on_a_record_that_lost_writes_is_refused(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    gateway, worker = _guarded(redis_client, keyspace), _guarded(redis_client, keyspace)
+    field = position_field("spec", 0)
+    with pytest.raises(ReplicaBehind):  # a partition nobody verified yet
+        await worker.bump_many([], [LogPosition("spec", 0, 1)])
+    await worker.verify({field: 9}, own=[field], lease_ms=5000, worker="w")
+    bump = BumpRequest(
+        ProductBump("iphone_15", ("s:weight",)), "e10", 2, LogPosition("spec", 0, 10)
+    )
+    assert (await worker.bump_many([bump], [LogPosition("spec", 0, 11)]))[0].applied
+    snap = await gateway.snapshot("iphone_15", _fields("weight"))
+    assert await gateway.fill(Layer.SEMANTIC, "w", snap, b"w", ttl_ms=60_000)
+    assert (await gateway.lookup("iphone_15", Layer.SEMANTIC, "w")).status is LookupStatus.HIT
+    record = ReplicaKeys(keyspace.prefix).record
+    assert await redis_client.hget(record, field) == b"11"
+    # Redis rolls back (as a restore from an older snapshot would): the record holds 9 again
+    await redis_client.hset(record, mapping={field: 9, "_seq": 0})
+    later = BumpRequest(
+        ProductBump("iphone_15", ("s:weight",)), "e12", 3, LogPosition("spec", 0, 12)
+    )
+    with pytest.raises(ReplicaBehind) as refused:
+        await worker.bump_many([later], [LogPosition("spec", 0, 12)])
+    assert refused.value.partitions == {field: 9}
+    # the gateway saw a higher applied sequence: it serves nothing from the older dataset
+    assert (await gateway.lookup("iphone_15", Layer.SEMANTIC, "w")).status is (
+        LookupStatus.UNVERIFIED
+    )
+    # repaired (re-applied from 9) and re-verified with a new epoch: served again
+    await worker.trust(field, 9)
+    await worker.bump_many([bump, later], [LogPosition("spec", 0, 12)])
+    repaired = await worker.verify(
+        {field: 12}, own=[field], lease_ms=5000, worker="w", new_epoch=True
+    )
+    assert repaired.leased
+    fresh = await gateway.snapshot("iphone_15", _fields("weight"))
+    assert await gateway.fill(Layer.SEMANTIC, "w2", fresh, b"w2", ttl_ms=60_000)
+    assert (await gateway.lookup("iphone_15", Layer.SEMANTIC, "w2")).status is LookupStatus.HIT
+
+
+async def test_an_unguarded_store_takes_positions_and_keeps_no_record(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    """A worker on Redis Cluster runs unguarded: positions are ignored, not an error."""
+    store = RedisTagStore(redis_client, keyspace)
+    bump = BumpRequest(ProductBump("iphone_15", ("s:weight",)), "e1", 2, LogPosition("t", 0, 5))
+    assert (await store.bump_many([bump], [LogPosition("t", 0, 6)]))[0].applied
+    assert await store.bump_many([], [LogPosition("t", 0, 7)]) == []
+    assert not await redis_client.exists(ReplicaKeys(keyspace.prefix).record)

@@ -12,7 +12,7 @@ from kafka import KafkaConsumer, TopicPartition
 
 from services.adapters.redis_tag_store import LookupStatus, RedisTagStore
 from services.coherence.process import WorkerProcess
-from services.core.events import new_event
+from services.core.events import digest_of, new_event
 from services.core.keys import Layer
 from services.core.tags import answer_tags
 from tests.integration.coherence.conftest import PARTITIONS, WorkerEnv
@@ -179,3 +179,59 @@ async def test_metrics_expose_lag_and_outcomes(
     assert "cachecoh_invalidation_lag_seconds_bucket" in text
     lags = worker_env.audit().lags_ms([event.event_id])
     assert len(lags) == 1 and lags[0] < timedelta(seconds=10).total_seconds() * 1000
+
+
+async def test_same_id_from_another_source_is_another_event(
+    running_worker: WorkerProcess, worker_env: WorkerEnv, store: RedisTagStore
+) -> None:
+    """CloudEvents ids are unique per source only: an ERP price event and then a PIM
+    battery event with the same id are both applied, so the old battery answer is never
+    served once the PIM event is acknowledged."""
+    await _cache(store, "iphone_15_pro", "battery_life", "battery")
+    await _cache(store, "iphone_15_pro", "price", "price", "256GB")
+    shared_id = f"evt-{time.time_ns()}"
+    erp = new_event("iphone_15_pro", ["price.256GB"], 11, source="erp", event_id=shared_id)
+    pim = new_event("iphone_15_pro", ["battery_life"], 12, source="pim", event_id=shared_id)
+    with worker_env.publisher() as pub:
+        pub.publish(erp)
+        pub.publish(pim)
+    audit = worker_env.audit()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        wanted = {("erp", shared_id), ("pim", shared_id)}
+        if wanted <= audit.applied_identities():
+            break
+        await asyncio.sleep(0.1)
+    rows = [r for r in audit.rows(500) if r["event_id"] == shared_id]
+    assert sorted((r["event_source"], r["outcome"]) for r in rows) == [
+        ("erp", "applied"),
+        ("pim", "applied"),
+    ]
+    assert await _status(store, "iphone_15_pro", "battery") is LookupStatus.STALE
+    assert await _status(store, "iphone_15_pro", "price") is LookupStatus.STALE
+
+
+async def test_dead_letters_and_audit_name_the_key_by_digest_only(
+    running_worker: WorkerProcess, worker_env: WorkerEnv
+) -> None:
+    personal_key = b"alice.smith@example.com"
+    mismatched = new_event("iphone_15", ["weight"], 5, source="test")
+    behind = new_event("iphone_15", ["colors"], 7, source="test")
+    with worker_env.publisher() as pub:
+        pub.publish_raw(personal_key, mismatched.to_bytes())
+        pub.publish(behind)
+    assert worker_env.wait_audited({behind.event_id})
+    letters = [
+        letter
+        for letter in _dead_letters(worker_env, 50, timeout_s=5)
+        if bytes(letter["value"]) == mismatched.to_bytes()  # type: ignore[arg-type]
+    ]
+    assert len(letters) == 1
+    headers: dict[str, str] = letters[0]["headers"]  # type: ignore[assignment]
+    assert headers["reason"] == "key_mismatch"
+    digest = digest_of(personal_key)
+    assert headers["key_digest"] == digest
+    assert all("alice" not in v for v in headers.values())
+    reasons = [str(r["reason"]) for r in worker_env.audit().rows(500) if r["reason"]]
+    assert any(digest in r for r in reasons)
+    assert not any("alice" in r for r in reasons)

@@ -22,7 +22,13 @@ def test_no_lost_event_and_no_stale_read_under_faults(postgres_url: str, tmp_pat
     report = run_fault_suite(
         FaultSuiteConfig(
             duration_s=70,
-            plan=FaultPlan(worker_kills=4, broker_stalls=1, redis_restarts=1),
+            plan=FaultPlan(
+                worker_kills=4,
+                broker_stalls=1,
+                redis_restarts=1,
+                stale_restores=2,
+                redis_flushes=2,
+            ),
             load=LoadShape(read_rate=2000),
             rig=RigConfig(database_url=postgres_url, work_dir=tmp_path),
         )
@@ -35,6 +41,12 @@ def test_no_lost_event_and_no_stale_read_under_faults(postgres_url: str, tmp_pat
     assert report.reads_checked > 50_000
     assert details["reads"]["hits_under_watermark"] > 10_000  # the check had work to do
     assert (report.worker_kills, report.broker_stalls, report.redis_restarts) == (4, 1, 1)
+    assert (report.stale_snapshot_restores, report.redis_flushes) == (2, 2)
+    assert report.same_id_other_source_events > 0  # and none of them lost (lost_events)
+    after = details["reads"]["after_faults"]
+    assert after["restore_stale_snapshot"]["reads_checked"] > 0
+    assert after["flush_redis"]["reads_checked"] > 0
+    assert all(row["stale_reads"] == 0 for row in after.values())
     assert details["faults"]["worker_unexpected_exits"] == 0
     assert details["events"]["duplicates_published"] > 0
     assert details["events"]["reordered_pairs"] > 0
@@ -57,5 +69,31 @@ def test_the_checker_reports_answers_planted_without_the_guard(tmp_path: Path) -
     assert reads["planted_stale"] > 0
     assert report.stale_reads > 0
     assert all(s["served_version"] < s["floor"] for s in reads["stale_examples"])
+    assert report.lost_events == 0
+    assert not report.passed
+
+
+def test_without_the_replica_guard_a_stale_snapshot_serves_stale_answers(
+    tmp_path: Path,
+) -> None:
+    """The restores really roll entries and generations back: read without the guard,
+    acknowledged events are undone and their old answers served."""
+    report = run_fault_suite(
+        FaultSuiteConfig(
+            duration_s=30,
+            plan=FaultPlan(
+                worker_kills=0,
+                broker_stalls=0,
+                redis_restarts=0,
+                stale_restores=3,
+                snapshot_age_s=(3.0, 5.0),
+            ),
+            load=LoadShape(read_rate=1500),
+            rig=RigConfig(work_dir=tmp_path),
+            replica_guard=False,
+        )
+    )
+    assert report.stale_snapshot_restores == 3
+    assert report.details["reads"]["after_faults"]["restore_stale_snapshot"]["stale_reads"] > 0
     assert report.lost_events == 0
     assert not report.passed

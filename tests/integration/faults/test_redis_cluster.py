@@ -9,7 +9,7 @@ import pytest
 from redis.asyncio.cluster import RedisCluster
 
 from services.adapters.embedded_redis_cluster import LocalRedisCluster
-from services.adapters.redis_tag_store import LookupStatus, RedisTagStore
+from services.adapters.redis_tag_store import BumpRequest, LookupStatus, RedisTagStore
 from services.core.keys import KeySpace, Layer
 from services.core.mapping import ProductBump
 from services.core.tags import answer_tags
@@ -77,7 +77,7 @@ async def test_pipelined_fills_and_bumps_across_slots(store: RedisTagStore) -> N
         p: [(Layer.SEMANTIC, f"d-{p}")] for p in PRODUCTS
     }
     results = await store.bump_many(
-        [(ProductBump(p, ("s:weight",)), f"ev-{p}", 3) for p in PRODUCTS]
+        [BumpRequest(ProductBump(p, ("s:weight",)), f"ev-{p}", 3) for p in PRODUCTS]
     )
     assert [r.applied for r in results] == [True] * len(PRODUCTS)
     unchanged = [
@@ -88,7 +88,7 @@ async def test_pipelined_fills_and_bumps_across_slots(store: RedisTagStore) -> N
     # s:weight is not among the answers' tags (price answers): still servable
     assert unchanged == PRODUCTS
     results = await store.bump_many(
-        [(ProductBump(p, ("s:price.256GB",)), f"ev2-{p}", 4) for p in PRODUCTS]
+        [BumpRequest(ProductBump(p, ("s:price.256GB",)), f"ev2-{p}", 4) for p in PRODUCTS]
     )
     assert all(r.applied for r in results)
     statuses = {(await store.lookup(p, Layer.SEMANTIC, f"d-{p}")).status for p in PRODUCTS}

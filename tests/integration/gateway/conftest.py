@@ -148,6 +148,8 @@ async def gateway_factory(
                 "database_url": postgres_url,
                 "upstream_timeout_s": 10.0,
                 "lease_wait_s": 10.0,
+                # These tests bump generations themselves; no worker sets the replica lease.
+                "replica_guard": False,
                 **overrides,
             }
         )

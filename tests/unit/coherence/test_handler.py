@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from services.adapters.contract_files import EVENT_SCHEMA, validator_for
+from services.adapters.redis_tag_store import BumpRequest, LogPosition
 from services.coherence.handler import CoherenceHandler, RawRecord
 from services.coherence.metrics import CoherenceMetrics
 from services.coherence.retry import Backoff
@@ -25,11 +26,13 @@ class FlakyStore:
     failures: int = 0
     bumps: list[ProductBump] = field(default_factory=list)
 
-    async def bump_many(self, bumps: list[tuple[ProductBump, str, int]]) -> list[Applied]:
+    async def bump_many(
+        self, bumps: Sequence[BumpRequest], handled: Sequence[LogPosition] = ()
+    ) -> list[Applied]:
         if self.failures:
             self.failures -= 1
             raise StoreUnavailable("down")
-        self.bumps.extend(b for b, _, _ in bumps)
+        self.bumps.extend(b.bump for b in bumps)
         return [Applied() for _ in bumps]
 
 
