@@ -30,7 +30,7 @@ def prefix(
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Prefix hit rate per routing policy vs one replica, and load imbalance."""
-    from services.benchmarks.prefix import PrefixBenchConfig, render_text, run_prefix_bench
+    from services.harness.benchmarks.prefix import PrefixBenchConfig, render_text, run_prefix_bench
 
     report = run_prefix_bench(
         PrefixBenchConfig(
@@ -60,7 +60,7 @@ def coherence(
     """Invalidation lag through the real broker and worker; tag bump vs SCAN purge."""
     import json
 
-    from services.benchmarks.coherence import CoherenceBenchConfig, run_coherence_bench
+    from services.harness.benchmarks.coherence import CoherenceBenchConfig, run_coherence_bench
 
     report = run_coherence_bench(
         CoherenceBenchConfig(
@@ -88,7 +88,11 @@ def gateway(
     json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Gateway hit-path throughput and latency (request and semantic layers), miss overhead."""
-    from services.benchmarks.gateway import GatewayBenchConfig, render_text, run_gateway_bench
+    from services.harness.benchmarks.gateway import (
+        GatewayBenchConfig,
+        render_text,
+        run_gateway_bench,
+    )
 
     report = run_gateway_bench(
         GatewayBenchConfig(

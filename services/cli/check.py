@@ -74,12 +74,15 @@ def faults(
 
     Exits 1 when an event was lost or a read was stale.
     """
+    from services.harness import require_harness_extra
 
-    from services.faults.load import LoadShape
-    from services.faults.rig import RigConfig
-    from services.faults.schedule import FaultPlan
-    from services.faults.suite import FaultSuiteConfig, default_plan, run_fault_suite
-    from services.faults.updates import UpdateShape
+    require_harness_extra()
+
+    from services.harness.faults.load import LoadShape
+    from services.harness.faults.rig import RigConfig
+    from services.harness.faults.schedule import FaultPlan
+    from services.harness.faults.suite import FaultSuiteConfig, default_plan, run_fault_suite
+    from services.harness.faults.updates import UpdateShape
 
     planned = default_plan(duration)
     report = run_fault_suite(
@@ -140,12 +143,15 @@ def fuzz(
 ) -> None:
     """Malformed events through the real broker and worker: 100 % DLQ, no restarts.
 
-    Needs the dev extras (hypothesis). Exits 1 when a malformed record was not
-    dead-lettered, a valid one was not applied, or the worker restarted.
+    Needs the harness extra (pip install 'cachecoh[harness]'). Exits 1 when a malformed
+    record was not dead-lettered, a valid one was not applied, or the worker restarted.
     """
+    from services.harness import require_harness_extra
 
-    from services.faults.fuzz import FuzzConfig, run_fuzz
-    from services.faults.rig import RigConfig
+    require_harness_extra()
+
+    from services.harness.faults.fuzz import FuzzConfig, run_fuzz
+    from services.harness.faults.rig import RigConfig
 
     report = run_fuzz(
         FuzzConfig(
@@ -171,15 +177,22 @@ def isolation(
 ) -> None:
     """Tenants, shared questions, personal data: 0 cross-tenant hits, 0 raw PII at rest.
 
-    Also: the admin API refuses missing and wrong tokens. Needs the dev extras. Exits 1
+    Also: the admin API refuses missing and wrong tokens. Needs the harness extra. Exits 1
     when any of these fails (docs/isolation-and-load.md).
     """
+    from services.harness import require_harness_extra
+
+    require_harness_extra()
     import json
     import string
 
-    from services.checks.isolation import IsolationConfig, isolation_stack_config, run_isolation
-    from services.checks.report import render_text
-    from services.checks.tenant_traffic import TrafficShape
+    from services.harness.checks.isolation import (
+        IsolationConfig,
+        isolation_stack_config,
+        run_isolation,
+    )
+    from services.harness.checks.report import render_text
+    from services.harness.checks.tenant_traffic import TrafficShape
 
     names = tuple(f"tenant-{letter}" for letter in string.ascii_lowercase[:tenants])
     report = run_isolation(
@@ -207,14 +220,17 @@ def load(
 ) -> None:
     """Hit-heavy and miss-heavy mixes: throughput, latency, bucket bound, memory.
 
-    Upstream calls per key are checked against the token bucket. Needs the dev extras.
+    Upstream calls per key are checked against the token bucket. Needs the harness extra.
     Exits 1 when a key's upstream calls exceeded the bucket or a
     status other than 200/429/503 was answered.
     """
+    from services.harness import require_harness_extra
+
+    require_harness_extra()
     import json
 
-    from services.checks.load import LoadConfig, run_load
-    from services.checks.report import render_text
+    from services.harness.checks.load import LoadConfig, run_load
+    from services.harness.checks.report import render_text
 
     report = run_load(
         LoadConfig(
@@ -247,11 +263,14 @@ def hostile(
 
     Reports /health p50/p99 while clients send 8 KB letter runs and 10 MB bodies, the 5xx
     count over the fuzzed requests and peak RSS of gateway and engine. Needs the dev
-    extras. Exits 1 when /health p99 exceeds 50 ms, any 5xx was answered, RSS exceeded
+    harness extra. Exits 1 when /health p99 exceeds 50 ms, any 5xx was answered, RSS exceeded
     the budget or the gateway logged a traceback (docs/isolation-and-load.md).
     """
-    from services.checks.hostile import HostileConfig, run_hostile
-    from services.checks.report import render_text
+    from services.harness import require_harness_extra
+
+    require_harness_extra()
+    from services.harness.checks.hostile import HostileConfig, run_hostile
+    from services.harness.checks.report import render_text
 
     report = run_hostile(
         HostileConfig(

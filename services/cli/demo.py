@@ -21,7 +21,7 @@ def demo(
     from rich.console import Console
     from rich.table import Table
 
-    from services.demo.scenario import run_scenario, summary
+    from services.harness.demo.scenario import run_scenario, summary
     from services.harness.stack import StackOptions, start_stack
 
     logging.basicConfig(level=logging.WARNING)

@@ -24,7 +24,7 @@ def list_letters(
 ) -> None:
     """Dead letters with their reason, JSON path, key digest and source offset (never their
     payload or key)."""
-    from services.ops.dead_letters import read_dead_letters
+    from services.adapters.dead_letter_topic import read_dead_letters
     from services.settings import CommonSettings
 
     settings = CommonSettings()
@@ -67,8 +67,8 @@ def replay_letters(
     may dead-letter a replayed event again (e.g. a product it still does not know).
     """
     from services.adapters.contract_files import EVENT_SCHEMA, validator_for
+    from services.adapters.dead_letter_topic import read_dead_letters, replay
     from services.adapters.kafka_publisher import SpecUpdatePublisher
-    from services.ops.dead_letters import read_dead_letters, replay
     from services.settings import CommonSettings
 
     settings = CommonSettings()

@@ -53,7 +53,7 @@ def semantic(
     from rich.progress import Progress, TaskID
     from rich.table import Table
 
-    from services.evaluation.runner import SemanticEvalRequest, run_semantic_eval
+    from services.harness.evaluation.runner import SemanticEvalRequest, run_semantic_eval
     from services.paths import DEMO_DATA_DIR
 
     if baseline not in (None, "embedding"):
@@ -136,8 +136,8 @@ def redaction(
     from rich.progress import Progress, TaskID
     from rich.table import Table
 
-    from services.evaluation.redaction import run_redaction_eval
     from services.gateway.bootstrap import load_redactor
+    from services.harness.evaluation.redaction import run_redaction_eval
     from services.paths import DEMO_DATA_DIR
     from services.semantic.loading import load_semantic_extractor
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import faust
 
+from services.adapters.faust_transport import FetchWaitControl, tuned_app_class
 from services.coherence.audit_writer import AuditWriter
 from services.coherence.fetch_wait import FetchWaitGovernor
 from services.coherence.handler import CoherenceHandler, RawRecord
-from services.coherence.kafka_transport import FetchWaitControl, tuned_app_class
 from services.coherence.metrics import CoherenceMetrics
 from services.coherence.replica import ReplicaGuard
 from services.coherence.settings import CoherenceSettings

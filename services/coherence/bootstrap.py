@@ -11,17 +11,17 @@ import faust
 from prometheus_client import start_http_server
 
 from services.adapters.contract_files import EVENT_SCHEMA, load_mappings, read_json, validator_for
+from services.adapters.dead_letter_producer import FaustDeadLetters
 from services.adapters.demo_catalog import load_demo_catalog
+from services.adapters.kafka_event_log import KafkaEventLog
 from services.adapters.kafka_publisher import ensure_topics
+from services.adapters.product_directory import SpecStoreDirectory
 from services.adapters.redis_tag_store import RedisTagStore, ReplicaKeys, connect_redis
 from services.adapters.sql.audit import AuditLog
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
 from services.coherence.app import create_app
 from services.coherence.audit_writer import AuditWriter
-from services.coherence.dead_letters import FaustDeadLetters
-from services.coherence.directory import SpecStoreDirectory
-from services.coherence.event_log import KafkaEventLog
 from services.coherence.handler import CoherenceHandler
 from services.coherence.metrics import CoherenceMetrics
 from services.coherence.replica import ReplicaGuard

@@ -17,9 +17,9 @@ from collections.abc import Callable, Collection, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
+from services.adapters.kafka_event_log import KafkaEventLog
 from services.adapters.redis_tag_store import RedisTagStore, Verification, position_field
 from services.adapters.sql.audit import AuditRecord
-from services.coherence.event_log import KafkaEventLog
 from services.coherence.handler import CoherenceHandler, RawRecord
 from services.coherence.metrics import CoherenceMetrics
 from services.coherence.retry import Backoff, retry_forever

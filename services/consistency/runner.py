@@ -14,11 +14,11 @@ from kafka import KafkaAdminClient
 from prometheus_client import start_http_server
 
 from services.adapters.contract_files import EVENT_SCHEMA, validator_for
+from services.adapters.product_directory import SpecStoreDirectory
 from services.adapters.redis_tag_store import RedisTagStore, ReplicaKeys, connect_redis
 from services.adapters.sql.engine import make_engine
 from services.adapters.sql.spec_store import SpecStore
 from services.coherence.bootstrap import load_domain_mappings
-from services.coherence.directory import SpecStoreDirectory
 from services.consistency.checker import CheckerMetrics, ConsistencyChecker
 from services.consistency.settings import ConsistencySettings
 from services.core.consistency import ConsistencyReport

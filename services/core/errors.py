@@ -12,8 +12,9 @@ brackets; what a caller does with it on the right::
     │   ├── PolicyFileError        admission policy, lexicon [adapters.contract_files]
     │   └── CatalogFileError       catalog.json, attributes.json [adapters.catalog_files]
     ├── ExtraMissing               an optional extra is not installed; says which
-    │   ├── VectorExtraMissing     [evaluation.embedders]
-    │   └── PlotExtraMissing       [evaluation.plot]
+    │   ├── VectorExtraMissing     [harness.evaluation.embedders]
+    │   ├── PlotExtraMissing       [harness.evaluation.plot]
+    │   └── HarnessExtraMissing    [harness]: the checks need the harness extra
     ├── InvalidEvent               an event that can never be applied: DLQ with ``reason``
     ├── InvalidRequest             a chat request the gateway cannot serve: 400 [core.chat_request]
     ├── TransientError             a dependency is down; retry with backoff, never skip
@@ -50,7 +51,7 @@ brackets; what a caller does with it on the right::
     ├── MetricsParseError          a replica's /metrics text [inference.metrics_bridge]
     ├── LaunchError                a child process did not come up [inference.launcher]
     ├── StackStartError            a process of the embedded stack did not come up [harness.stack]
-    └── QueryFileError             a labelled query file line [evaluation.semantic]
+    └── QueryFileError             a labelled query file line [harness.evaluation.semantic]
 
 Lower-layer errors (redis, SQLAlchemy, kafka, pydantic) are translated once, at the
 boundary that meets them, with ``raise ... from exc``. The ``cachecoh`` command prints a

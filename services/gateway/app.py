@@ -21,6 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Message, Receive, Scope, Send
 
+from services.adapters.upstream_http import (
+    HttpUpstream,
+    UpstreamMalformed,
+    UpstreamRejected,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
 from services.core.answer_language import CONTENT_LANGUAGE_HEADER
 from services.core.cache_control import (
     NAMESPACE_HEADER,
@@ -44,13 +51,6 @@ from services.gateway.errors import (
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.openapi import describe_routes
 from services.gateway.service import GatewayService
-from services.gateway.upstream import (
-    HttpUpstream,
-    UpstreamMalformed,
-    UpstreamRejected,
-    UpstreamTimeout,
-    UpstreamUnavailable,
-)
 
 log = logging.getLogger(__name__)
 JSON = "application/json"

@@ -21,9 +21,22 @@ from services.adapters import contract_files
 from services.adapters.catalog_files import load_attributes, load_catalog
 from services.adapters.contract_files import read_json
 from services.adapters.demo_catalog import load_demo_catalog
+from services.adapters.gateway_redis import (
+    EntryInspector,
+    GatewayKeys,
+    RedisFillBreaker,
+    RedisKillSwitches,
+    RedisLeases,
+    RedisTokenBucket,
+    RequestPointers,
+    SwitchState,
+    answer_store,
+)
 from services.adapters.redis_tag_store import RedisClient, connect_redis
+from services.adapters.spec_facts import SpecStoreFacts
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
+from services.adapters.upstream_http import HttpUpstream
 from services.core.canonical_question import QuestionVocabulary, VocabularyError
 from services.core.csr import PriceTable
 from services.core.errors import ContractError
@@ -38,24 +51,11 @@ from services.gateway.app import create_app as create_routes
 from services.gateway.auth import AdminGuard, TenantDirectory
 from services.gateway.costs import CostLedger
 from services.gateway.dashboard import DashboardSource
-from services.gateway.facts import SpecStoreFacts
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.ports import Extractor, PiiFinder
-from services.gateway.redis_controls import (
-    EntryInspector,
-    GatewayKeys,
-    RedisFillBreaker,
-    RedisKillSwitches,
-    RedisLeases,
-    RedisTokenBucket,
-    RequestPointers,
-    SwitchState,
-    answer_store,
-)
 from services.gateway.server import deadline_protocol
 from services.gateway.service import GatewayService
 from services.gateway.settings import GatewaySettings, parse_tenant_answer_policies
-from services.gateway.upstream import HttpUpstream
 from services.gateway.values import AnswerPolicy, GatewayPolicy
 from services.paths import DEMO_DATA_DIR
 from services.semantic.unresolved import RecordingExtractor, UnresolvedStore

@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from services.adapters.gateway_redis import Admission, EntryRecord, SwitchState
 from services.adapters.redis_tag_store import Lookup
+from services.adapters.upstream_http import UpstreamAnswer
 from services.core.catalog import ProductFacts
 from services.core.entries import Snapshot
 from services.core.keys import Layer
 from services.core.mapping import ProductBump
 from services.core.redaction import Redaction
 from services.core.semantic.fingerprint import SemanticDecision
-from services.gateway.redis_controls import Admission, EntryRecord, SwitchState
-from services.gateway.upstream import UpstreamAnswer
 
 
 class AnswerStore(Protocol):

@@ -40,7 +40,9 @@ from typing import Any
 
 import orjson
 
+from services.adapters.gateway_redis import SwitchState
 from services.adapters.redis_tag_store import Lookup, LookupStatus
+from services.adapters.upstream_http import UpstreamAnswer, UpstreamError
 from services.core.answer_language import answer_language
 from services.core.answers import (
     AnswerFormatError,
@@ -109,10 +111,8 @@ from services.gateway.ports import (
     TokenBucket,
     Upstream,
 )
-from services.gateway.redis_controls import SwitchState
 from services.gateway.single_flight import Flight, SingleFlights
 from services.gateway.streaming import relay, relay_and_fill
-from services.gateway.upstream import UpstreamAnswer, UpstreamError
 from services.gateway.values import (
     LAYER_NAMES,
     AnswerKeys,

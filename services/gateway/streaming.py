@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import orjson
 
+from services.adapters.upstream_http import UpstreamError
 from services.core.answers import SSE_DONE, StreamAssembly, sse_event
 from services.gateway.ports import EventStream
-from services.gateway.upstream import UpstreamError
 
 
 def stream_error(exc: UpstreamError) -> bytes:

@@ -1,3 +1,41 @@
-"""Development and CI harness: the embedded stack every proof harness starts (demo,
-``cachecoh dev up``, the checks; the fault rig next). Imports nothing dev-only, so it
-runs in the production image too."""
+"""Development and CI harnesses, kept apart from the production services.
+
+``stack`` (the embedded stack), ``demo`` and ``benchmarks`` need only the base install, so
+``cachecoh demo``, ``cachecoh dev up`` and ``cachecoh bench`` run wherever cachecoh does.
+``checks``, ``faults`` and ``evaluation`` are proof harnesses: the fault suite, fuzzers and
+privacy scans import packages of the ``harness`` extra (hypothesis, schemathesis, psutil,
+pyahocorasick); their commands call :func:`require_harness_extra` first, so a production
+image without the extra answers with one line instead of an ImportError. Nothing outside
+this package (and the CLI's command bodies) imports it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from services.core.errors import ExtraMissing
+
+HARNESS_MODULES = ("hypothesis", "schemathesis", "psutil", "ahocorasick")
+
+
+class HarnessExtraMissing(ExtraMissing):
+    def __init__(self, missing: list[str]) -> None:
+        super().__init__(
+            f"{', '.join(missing)} not installed: this command is a development harness, "
+            "pip install 'cachecoh[harness]'"
+        )
+        self.missing = missing
+
+
+def require_harness_extra() -> None:
+    """Raise :class:`HarnessExtraMissing` unless every harness-only package imports."""
+    missing = [name for name in HARNESS_MODULES if not _importable(name)]
+    if missing:
+        raise HarnessExtraMissing(missing)
+
+
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a broken or blocked install counts as missing
+        return False

@@ -443,7 +443,7 @@ def _start_inference(stack: Stack) -> str | None:
     if options.upstream_ledger:
         port = free_port()
         settings = {"upstream_url": upstream, "port": port}
-        module = "services.checks.upstream_ledger"
+        module = "services.harness.checks.upstream_ledger"
         stack.ledger = _spawn("upstream_ledger", module, settings, port, stack.work_dir)
         upstream = stack.ledger.url
     return upstream

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from services.adapters.contract_files import EVENT_SCHEMA, validator_for
+from services.adapters.dead_letter_topic import read_dead_letters, replay
 from services.adapters.embedded_broker import EmbeddedBroker
 from services.adapters.kafka_publisher import SpecUpdatePublisher, ensure_topics
 from services.core.events import digest_of, new_event
-from services.ops.dead_letters import read_dead_letters, replay
 
 pytestmark = [pytest.mark.integration]
 

@@ -12,8 +12,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.adapters.embedded_redis import RedisServerProcess
+from services.adapters.kafka_event_log import KafkaEventLog
 from services.adapters.redis_tag_store import LookupStatus, RedisTagStore, ReplicaKeys
-from services.coherence.event_log import KafkaEventLog
 from services.coherence.process import WorkerProcess
 from services.core.errors import StoreUnavailable
 from services.core.events import ProductSpecUpdated, new_event

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from services.faults.load import LoadShape
-from services.faults.rig import RigConfig
-from services.faults.schedule import FaultPlan
-from services.faults.suite import FaultSuiteConfig, run_fault_suite
+from services.harness.faults.load import LoadShape
+from services.harness.faults.rig import RigConfig
+from services.harness.faults.schedule import FaultPlan
+from services.harness.faults.suite import FaultSuiteConfig, run_fault_suite
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from services.faults.fuzz import FuzzConfig, run_fuzz
-from services.faults.malformed_events import KNOWN_BUG_MALFORMED, MALFORMED_KINDS
-from services.faults.rig import RigConfig
+from services.harness.faults.fuzz import FuzzConfig, run_fuzz
+from services.harness.faults.malformed_events import KNOWN_BUG_MALFORMED, MALFORMED_KINDS
+from services.harness.faults.rig import RigConfig
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

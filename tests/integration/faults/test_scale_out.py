@@ -16,8 +16,8 @@ from sqlalchemy import select
 from services.adapters.sql.schema import AuditRow
 from services.coherence.process import WorkerProcess
 from services.core.events import ProductSpecUpdated, new_event
-from services.faults.report import read_audit
-from services.faults.rig import Rig, RigConfig, start_rig
+from services.harness.faults.report import read_audit
+from services.harness.faults.rig import Rig, RigConfig, start_rig
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 PARTITIONS = 6

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
-from services.checks.stack import CheckStack, StackConfig, running_stack
+from services.harness.checks.stack import CheckStack, StackConfig, running_stack
 from services.paths import DEMO_DATA_DIR
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -22,17 +22,20 @@ import orjson
 import pytest
 import sqlalchemy as sa
 
-from services.checks.at_rest import scan_stack, scanner_control, summarise_scans
-from services.checks.isolation import (
+from services.core.keys import KeySpace, Layer
+from services.core.prompt import derive_cache_salt
+from services.core.redaction import PiiKind
+from services.harness.checks.at_rest import scan_stack, scanner_control, summarise_scans
+from services.harness.checks.isolation import (
     check_admin_auth,
     isolation_stack_config,
     probe_spoofing,
     summarise_probes,
 )
-from services.checks.pii_scan import PersonalDataScanner
-from services.checks.provenance import Provenance, attribute_answers
-from services.checks.stack import CheckStack, running_stack
-from services.checks.tenant_traffic import (
+from services.harness.checks.pii_scan import PersonalDataScanner
+from services.harness.checks.provenance import Provenance, attribute_answers
+from services.harness.checks.stack import CheckStack, running_stack
+from services.harness.checks.tenant_traffic import (
     Outcome,
     QuestionPool,
     RequestKind,
@@ -42,10 +45,7 @@ from services.checks.tenant_traffic import (
     chat_body,
     drive,
 )
-from services.checks.upstream_ledger import answer_origin
-from services.core.keys import KeySpace, Layer
-from services.core.prompt import derive_cache_salt
-from services.core.redaction import PiiKind
+from services.harness.checks.upstream_ledger import answer_origin
 from services.paths import DEMO_DATA_DIR
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from services.checks.load import LoadConfig, LoadMix, run_load
+from services.harness.checks.load import LoadConfig, LoadMix, run_load
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

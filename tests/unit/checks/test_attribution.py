@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from services.checks.load import Sample, check_bucket
-from services.checks.provenance import attribute_answers
-from services.checks.tenant_traffic import Outcome, RequestKind
-from services.checks.upstream_ledger import LedgerLine
+from services.harness.checks.load import Sample, check_bucket
+from services.harness.checks.provenance import attribute_answers
+from services.harness.checks.tenant_traffic import Outcome, RequestKind
+from services.harness.checks.upstream_ledger import LedgerLine
 
 TENANTS = ("a", "b")
 SALTS = {"salt-a": "a", "salt-b": "b"}

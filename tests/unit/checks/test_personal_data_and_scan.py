@@ -12,14 +12,14 @@ import pytest
 from stdnum import luhn
 from stdnum.cn import ric
 
-from services.checks.personal_data import (
+from services.core.redaction import PiiKind
+from services.harness.checks.personal_data import (
     GENERATED_KINDS,
     PersonalDataFactory,
     PersonalValue,
     phrase_with,
 )
-from services.checks.pii_scan import CHUNK_BYTES, PersonalDataScanner, StoredForm
-from services.core.redaction import PiiKind
+from services.harness.checks.pii_scan import CHUNK_BYTES, PersonalDataScanner, StoredForm
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from services.core.semantic.fingerprint import Fingerprint, NoFingerprint, SemanticDecision
-from services.evaluation.redaction import run_redaction_eval
 from services.gateway.bootstrap import load_redactor
+from services.harness.evaluation.redaction import run_redaction_eval
 
 WEIGHT = Fingerprint("iphone_15", "weight", "query_spec", ())
 

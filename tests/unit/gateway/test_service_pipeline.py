@@ -17,7 +17,9 @@ from typing import Any
 import orjson
 import pytest
 
+from services.adapters.gateway_redis import Admission, SwitchState
 from services.adapters.redis_tag_store import Lookup, LookupStatus
+from services.adapters.upstream_http import UpstreamAnswer
 from services.core.cache_control import parse_cache_controls
 from services.core.catalog import ProductFacts
 from services.core.chat_request import InvalidRequest
@@ -37,9 +39,7 @@ from services.gateway.admission import BypassReason
 from services.gateway.bootstrap import load_vocabulary
 from services.gateway.errors import BreakerOpen, RateLimited
 from services.gateway.metrics import GatewayMetrics
-from services.gateway.redis_controls import Admission, SwitchState
 from services.gateway.service import GatewayService
-from services.gateway.upstream import UpstreamAnswer
 from services.gateway.values import AnswerPolicy, ChatReply, GatewayPolicy
 from services.paths import DEMO_DATA_DIR
 

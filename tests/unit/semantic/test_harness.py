@@ -7,8 +7,8 @@ import pytest
 
 from services.core.semantic.extractor import SemanticExtractor
 from services.core.semantic.fingerprint import Fingerprint, NoFingerprint, SemanticDecision
-from services.evaluation.baseline import NearestNeighbourCache, compare_with_baseline
-from services.evaluation.semantic import (
+from services.harness.evaluation.baseline import NearestNeighbourCache, compare_with_baseline
+from services.harness.evaluation.semantic import (
     KeyedCache,
     LabelledQuery,
     evaluate_extractor,
@@ -120,7 +120,7 @@ def test_dev_set_meets_the_targets(extractor: SemanticExtractor, part: str) -> N
 
 @pytest.mark.slow
 def test_beats_the_char_ngram_baseline(extractor: SemanticExtractor) -> None:
-    from services.evaluation.baseline import embedding_baseline
+    from services.harness.evaluation.baseline import embedding_baseline
 
     queries = read_queries(DEV)
     ours = evaluate_extractor(queries, extractor.decide, seed=0)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from services.adapters.kafka_publisher import SpecUpdatePublisher
 from services.core.errors import PublishError
 from services.core.events import ProductSpecUpdated, new_event
-from services.faults.ground_truth import AckWatermark, FactKey, FactVersions, PublishedEvent
+from services.harness.faults.ground_truth import AckWatermark, FactKey, FactVersions, PublishedEvent
 
 log = logging.getLogger(__name__)
 EVENT_SOURCE = "cachecoh-faults"

@@ -4,7 +4,7 @@ Everything runs on this machine: the offline engine (upstream) and the gateway a
 processes (the gateway on uvloop + httptools, one worker), Redis (the configured one,
 under a private key prefix removed afterwards), a SQLite spec store in a temporary
 directory, and this process as the client (keep-alive HTTP/1.1 on asyncio, see
-``services.benchmarks.http_client``).
+``services.harness.benchmarks.http_client``).
 
 Phases, each after a warm-up:
 
@@ -43,9 +43,9 @@ from rich.console import Console
 from rich.progress import Progress
 
 from services.adapters.embedded_broker import free_port
-from services.benchmarks.http_client import KeepAliveClient
-from services.checks.report import percentile
 from services.core.semantic.fingerprint import Fingerprint
+from services.harness.benchmarks.http_client import KeepAliveClient
+from services.harness.checks.report import percentile
 from services.inference.launcher import LaunchError, ManagedProcess, start_engine, wait_healthy
 from services.paths import DEMO_DATA_DIR
 from services.semantic.loading import load_semantic_extractor

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from services.checks.tenant_traffic import Outcome
-from services.checks.upstream_ledger import LedgerLine
+from services.harness.checks.tenant_traffic import Outcome
+from services.harness.checks.upstream_ledger import LedgerLine
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """``cachecoh check isolation``: no cross-tenant hits, no raw personal data at rest.
 
-A run starts the check stack (``services.checks.stack``) and sends N requests from several
+A run starts the check stack (``services.harness.checks.stack``) and sends N requests from several
 tenants that ask the *same* questions (byte-identical, in the same namespace names, with
 the same system prompts), so only the tenant separates their cache entries. Mixed in:
 personal data in every place a client can put it (question, content parts, system
@@ -8,7 +8,7 @@ message, earlier turns, ``user``, ``metadata``), questions the admission policy 
 conversations, streams, spoofing attempts (another tenant's real ``cache_salt``, tenant
 headers) and admin purges that make entries stale mid-run.
 
-**Provenance** (``services.checks.provenance``): every served answer names the upstream
+**Provenance** (``services.harness.checks.provenance``): every served answer names the upstream
 call that produced it, so a hit on another tenant's entry is seen whatever ``X-Cache``
 says; the upstream ledger checks that every call carried its owner's salt.
 
@@ -35,12 +35,13 @@ from typing import Any
 import httpx
 import orjson
 
-from services.checks.at_rest import scan_stack, scanner_control, summarise_scans
-from services.checks.pii_scan import PersonalDataScanner
-from services.checks.provenance import Provenance, attribute_answers, per_tenant_figures
-from services.checks.report import memory_mib
-from services.checks.stack import DEFAULT_TENANTS, CheckStack, StackConfig, running_stack
-from services.checks.tenant_traffic import (
+from services.core.prompt import derive_cache_salt
+from services.harness.checks.at_rest import scan_stack, scanner_control, summarise_scans
+from services.harness.checks.pii_scan import PersonalDataScanner
+from services.harness.checks.provenance import Provenance, attribute_answers, per_tenant_figures
+from services.harness.checks.report import memory_mib
+from services.harness.checks.stack import DEFAULT_TENANTS, CheckStack, StackConfig, running_stack
+from services.harness.checks.tenant_traffic import (
     TENANT_HEADERS,
     Outcome,
     QuestionPool,
@@ -51,8 +52,7 @@ from services.checks.tenant_traffic import (
     chat_body,
     drive,
 )
-from services.checks.upstream_ledger import answer_origin
-from services.core.prompt import derive_cache_salt
+from services.harness.checks.upstream_ledger import answer_origin
 
 ADMIN_ROUTES = (
     ("GET", "/admin/kill-switches", None),

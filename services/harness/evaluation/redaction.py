@@ -33,7 +33,12 @@ from services.core.answer_language import detect_language
 from services.core.redacted_text import for_extractor
 from services.core.redaction import Redactor
 from services.core.semantic.fingerprint import Fingerprint, SemanticDecision
-from services.evaluation.semantic import KeyedCache, LabelledQuery, read_queries, score_cache
+from services.harness.evaluation.semantic import (
+    KeyedCache,
+    LabelledQuery,
+    read_queries,
+    score_cache,
+)
 
 Progress = Callable[[str, int, int], None]
 

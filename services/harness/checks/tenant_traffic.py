@@ -26,15 +26,15 @@ from typing import Any
 import orjson
 
 from services.adapters.catalog_files import load_catalog
-from services.benchmarks.http_client import KeepAliveClient
-from services.checks.personal_data import (
+from services.harness.benchmarks.http_client import KeepAliveClient
+from services.harness.checks.personal_data import (
     GENERATED_KINDS,
     PersonalDataFactory,
     PersonalValue,
     phrase_with,
 )
-from services.checks.stack import MODEL, CheckStack
-from services.checks.upstream_ledger import answer_origin
+from services.harness.checks.stack import MODEL, CheckStack
+from services.harness.checks.upstream_ledger import answer_origin
 from services.paths import DEMO_DATA_DIR
 
 _NAMESPACES = ("", "", "", "support", "vip")

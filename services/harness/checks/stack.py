@@ -3,7 +3,7 @@ as the checks want it, and what the checks read from it.
 
 ``redis-server`` (private: the checks scan every key, and its append-only file keeps every
 write ever made) ← gateway (one worker, uvloop) → upstream ledger
-(``services.checks.upstream_ledger``) → offline engine. The spec store is a SQLite file
+(``services.harness.checks.upstream_ledger``) → offline engine. The spec store is a SQLite file
 seeded with the demo catalog. No broker or worker: the checks exercise the gateway. Every
 process writes its log to a file in the run's work directory, and those files are scanned too.
 """
@@ -20,8 +20,8 @@ from typing import Any
 import psutil
 import redis
 
-from services.checks.upstream_ledger import LedgerLine, read_ledger, salt_tag
 from services.core.prompt import derive_cache_salt
+from services.harness.checks.upstream_ledger import LedgerLine, read_ledger, salt_tag
 from services.harness.stack import Stack, StackOptions, StackStartError, start_stack
 
 __all__ = ["DEFAULT_TENANTS", "MODEL", "CheckStack", "StackConfig", "StackStartError"]

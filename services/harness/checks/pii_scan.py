@@ -26,8 +26,8 @@ from enum import StrEnum
 
 import ahocorasick
 
-from services.checks.personal_data import SEPARATORS, PersonalValue
 from services.core.redaction import PiiKind
+from services.harness.checks.personal_data import SEPARATORS, PersonalValue
 
 #: Scan large inputs in chunks this big, overlapping by more than any pattern is long.
 CHUNK_BYTES = 4 * 1024 * 1024

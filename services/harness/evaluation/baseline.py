@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from services.evaluation.semantic import SHUFFLES, LabelledQuery, score_cache
+from services.harness.evaluation.semantic import SHUFFLES, LabelledQuery, score_cache
 
 THRESHOLDS = tuple(round(0.70 + 0.02 * i, 2) for i in range(15))  # 0.70 … 0.98
 
@@ -53,7 +53,7 @@ def embedding_baseline(
     thresholds: Sequence[float] = THRESHOLDS,
 ) -> dict[str, Any]:
     """Scores at each threshold, or ``{"available": False, "reason": ...}``."""
-    from services.evaluation.embedders import (
+    from services.harness.evaluation.embedders import (
         CharNgramEmbedder,
         Embedder,
         MiniLMEmbedder,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from services.evaluation.semantic import (
+from services.harness.evaluation.semantic import (
     SHUFFLES,
     LabelledQuery,
     evaluate_extractor,
@@ -67,7 +67,7 @@ def run_semantic_eval(
     report["targets"] = meets_targets(report)
     baselines: list[dict[str, Any]] = []
     if request.baseline == "embedding":
-        from services.evaluation.baseline import compare_with_baseline, embedding_baseline
+        from services.harness.evaluation.baseline import compare_with_baseline, embedding_baseline
 
         for model in ("minilm", "char-ngram"):
             if progress is not None:
@@ -79,7 +79,7 @@ def run_semantic_eval(
                 progress(f"baseline {model}", 1, 1)
         report["baselines"] = baselines
     if request.plot is not None:
-        from services.evaluation.plot import PlotExtraMissing, write_plot
+        from services.harness.evaluation.plot import PlotExtraMissing, write_plot
 
         try:
             write_plot(request.plot, report, baselines)

@@ -1,7 +1,7 @@
 """``cachecoh check load``: throughput and latency of hit-heavy and miss-heavy mixes, and
 proof that the token bucket and the fill breaker keep the upstream within its budget.
 
-The check stack (``services.checks.stack``) runs with a slower engine (misses cost tens of
+The check stack (``services.harness.checks.stack``) runs with a slower engine (misses cost tens of
 milliseconds, as a real model's would cost seconds), and each mix runs for a fixed time at
 fixed concurrency from this process (the keep-alive client of the gateway benchmark):
 
@@ -41,10 +41,10 @@ import httpx
 import orjson
 from prometheus_client.parser import text_string_to_metric_families
 
-from services.benchmarks.http_client import KeepAliveClient
-from services.checks.report import latency_summary, memory_mib
-from services.checks.stack import CheckStack, StackConfig, running_stack
-from services.checks.upstream_ledger import LedgerLine, answer_origin
+from services.harness.benchmarks.http_client import KeepAliveClient
+from services.harness.checks.report import latency_summary, memory_mib
+from services.harness.checks.stack import CheckStack, StackConfig, running_stack
+from services.harness.checks.upstream_ledger import LedgerLine, answer_origin
 from services.paths import DEMO_DATA_DIR
 
 #: Statuses a protected gateway may answer under load: served, rate-limited, breaker.

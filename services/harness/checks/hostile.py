@@ -1,7 +1,7 @@
 """``cachecoh check hostile``: is work per request bounded, and does the gateway stay
 responsive while clients misbehave? (promise 5, docs/isolation-and-load.md)
 
-The check stack (``services.checks.stack``: private Redis, the real gateway process, the
+The check stack (``services.harness.checks.stack``: private Redis, the real gateway process, the
 offline engine) runs on 127.0.0.1 and gets, one phase after the other:
 
 1. **hostile mix** for ``seconds``: ``clients`` connections, half sending questions of
@@ -36,9 +36,9 @@ import psutil
 from rich.console import Console
 from rich.progress import Progress
 
-from services.benchmarks.http_client import KeepAliveClient
-from services.checks.report import latency_summary
-from services.checks.stack import CheckStack, StackConfig, running_stack
+from services.harness.benchmarks.http_client import KeepAliveClient
+from services.harness.checks.report import latency_summary
+from services.harness.checks.stack import CheckStack, StackConfig, running_stack
 from services.paths import DEMO_DATA_DIR
 
 MIB = 1024 * 1024

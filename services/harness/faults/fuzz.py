@@ -21,13 +21,13 @@ from sqlalchemy import func, select
 
 from services.adapters.sql.schema import AuditRow
 from services.coherence.process import WorkerProcess
-from services.faults.malformed_events import (
+from services.harness.faults.malformed_events import (
     FuzzRecord,
     draw_examples,
     malformed_records,
     valid_records,
 )
-from services.faults.rig import Rig, RigConfig, start_rig
+from services.harness.faults.rig import Rig, RigConfig, start_rig
 
 #: faust logs this when an agent raised; its supervisor restarts the agent in-process.
 AGENT_CRASH_LINE = "Crashed reason="

@@ -10,7 +10,7 @@ call, and so the tenant, it was made for.
 Bodies are forwarded, never kept or logged: requests the gateway bypasses carry the
 client's personal data upstream, and this process's log is scanned like every other.
 
-Run as ``python -m services.checks.upstream_ledger '{"upstream_url": ..., "port": ...}'``;
+Run as ``python -m services.harness.checks.upstream_ledger '{"upstream_url": ..., "port": ...}'``;
 ``GET /ledger`` returns the lines as JSON.
 """
 

@@ -28,7 +28,7 @@ from services.core.entries import encode_entry
 from services.core.errors import StoreUnavailable
 from services.core.keys import Layer
 from services.core.tags import answer_tags
-from services.faults.ground_truth import AckWatermark, FactKey, FactVersions
+from services.harness.faults.ground_truth import AckWatermark, FactKey, FactVersions
 
 INTENT = "query_spec"
 

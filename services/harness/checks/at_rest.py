@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-from services.checks.pii_scan import PersonalDataScanner, SourceScan
-from services.checks.stack import CheckStack
+from services.harness.checks.pii_scan import PersonalDataScanner, SourceScan
+from services.harness.checks.stack import CheckStack
 
 
 def redis_dump(client: Any) -> bytes:

@@ -23,13 +23,18 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from services.adapters.redis_tag_store import RedisTagStore, ReplicaKeys, connect_redis
 from services.coherence.bootstrap import load_domain_mappings
 from services.coherence.settings import CoherenceSettings
-from services.faults.ground_truth import AckWatermark, FactKey, FactVersions, PublishedEvent
-from services.faults.group_offsets import GroupOffsetPoller
-from services.faults.load import LoadShape, ReadLoad, ReadStats
-from services.faults.report import AuditSummary, read_audit, wait_for_audit
-from services.faults.rig import FAST_REJOIN, Rig, RigConfig, start_rig
-from services.faults.schedule import FaultCounts, FaultPlan, FaultScheduler, WorkerSupervisor
-from services.faults.updates import UpdateShape, UpdateStream
+from services.harness.faults.ground_truth import AckWatermark, FactKey, FactVersions, PublishedEvent
+from services.harness.faults.group_offsets import GroupOffsetPoller
+from services.harness.faults.load import LoadShape, ReadLoad, ReadStats
+from services.harness.faults.report import AuditSummary, read_audit, wait_for_audit
+from services.harness.faults.rig import FAST_REJOIN, Rig, RigConfig, start_rig
+from services.harness.faults.schedule import (
+    FaultCounts,
+    FaultPlan,
+    FaultScheduler,
+    WorkerSupervisor,
+)
+from services.harness.faults.updates import UpdateShape, UpdateStream
 
 
 def default_plan(duration_s: float) -> FaultPlan:

@@ -37,7 +37,7 @@ T = TypeVar("T")
 
 @cache
 def _script(name: str) -> str:
-    return (resources.files("services.gateway") / "lua" / f"{name}.lua").read_text()
+    return (resources.files("services.adapters") / "lua" / f"{name}.lua").read_text()
 
 
 async def _call(what: str, op: Callable[[], Awaitable[T]]) -> T:

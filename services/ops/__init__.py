@@ -1,1 +1,0 @@
-"""Operator tooling that is not a long-running service (dead-letter inspection and replay)."""
