@@ -1,19 +1,16 @@
 """The infrastructure a fault or fuzz run starts for itself, and always stops.
 
-An embedded Tansu broker, a private ``redis-server`` (with AOF when asked, so a restart
+The one embedded-stack launcher (``services.harness.stack``) with what a fault run needs:
+an embedded Tansu broker, a private ``redis-server`` (with AOF when asked, so a restart
 keeps generations and entries), an audit database (a temp SQLite file unless a URL is
-given), topics, a consumer group and a key prefix of its own; coherence workers are
-started from it as real child processes.
+given), topics, a consumer group and a key prefix of its own, no engine, relay or gateway;
+coherence workers are started from it as real child processes and SIGKILLed at the end.
 """
 
 from __future__ import annotations
 
-import contextlib
-import shutil
-import tempfile
-import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -21,10 +18,10 @@ from sqlalchemy import Engine
 
 from services.adapters.embedded_broker import EmbeddedBroker
 from services.adapters.embedded_redis import RedisServerProcess
-from services.adapters.kafka_publisher import SpecUpdatePublisher, ensure_topics
-from services.adapters.sql.engine import make_engine, upgrade
+from services.adapters.kafka_publisher import SpecUpdatePublisher
 from services.coherence.process import WorkerProcess
 from services.core.keys import KeySpace
+from services.harness.stack import Stack, StackOptions, start_stack
 
 #: Worker settings that make a restarted worker rejoin in seconds against Tansu: a
 #: SIGKILLed member holds its partitions until its session expires, and a join waits up
@@ -50,68 +47,73 @@ class RigConfig:
 
 @dataclass
 class Rig:
+    """The fault run's view of its stack (the names the suite and the fuzzer use)."""
+
     config: RigConfig
-    work_dir: Path
-    broker: EmbeddedBroker
-    redis: RedisServerProcess
-    database_url: str
-    topic: str
-    dlq_topic: str
-    group: str
-    keys: KeySpace
-    keep_work_dir: bool = False  # set on failure: the logs explain it
-    _workers: list[WorkerProcess] = field(default_factory=list)
-    _engine: Engine | None = None
+    stack: Stack
+
+    @property
+    def work_dir(self) -> Path:
+        return self.stack.work_dir
+
+    @property
+    def broker(self) -> EmbeddedBroker:
+        assert self.stack.broker is not None
+        return self.stack.broker
+
+    @property
+    def redis(self) -> RedisServerProcess:
+        assert self.stack.redis_server is not None
+        return self.stack.redis_server
 
     @property
     def bootstrap(self) -> str:
-        return self.broker.bootstrap
+        return self.stack.bootstrap
 
-    def worker_env(self, **overrides: str) -> dict[str, str]:
-        return {
-            "CACHECOH_KAFKA_BOOTSTRAP": self.broker.bootstrap,
-            "CACHECOH_TOPIC": self.topic,
-            "CACHECOH_DLQ_TOPIC": self.dlq_topic,
-            "CACHECOH_TOPIC_PARTITIONS": str(self.config.partitions),
-            "CACHECOH_CONSUMER_GROUP": self.group,
-            "CACHECOH_REDIS_URL": self.redis.url,
-            "CACHECOH_REDIS_PREFIX": self.keys.prefix,
-            "CACHECOH_DATABASE_URL": self.database_url,
-            "CACHECOH_STATE_DIR": str(self.work_dir / "faust"),
-            "CACHECOH_LOG_LEVEL": self.config.worker_log_level,
-            "CACHECOH_SEED_SPEC_STORE": "true",
-            **FAST_REJOIN,
-            **overrides,
-        }
+    @property
+    def database_url(self) -> str:
+        return self.stack.database_url
 
-    def new_worker(self, name: str, **overrides: str) -> WorkerProcess:
-        """A worker (not started yet); the rig stops it at the end whatever happens."""
-        worker = WorkerProcess(self.worker_env(**overrides), log_file=self.work_dir / f"{name}.log")
-        self._workers.append(worker)
-        return worker
+    @property
+    def topic(self) -> str:
+        return self.stack.topic
 
-    def publisher(self) -> SpecUpdatePublisher:
-        return SpecUpdatePublisher(self.broker.bootstrap, topic=self.topic)
+    @property
+    def dlq_topic(self) -> str:
+        return self.stack.dlq_topic
+
+    @property
+    def group(self) -> str:
+        return self.stack.group
+
+    @property
+    def keys(self) -> KeySpace:
+        return self.stack.keys
+
+    @property
+    def keep_work_dir(self) -> bool:
+        return self.stack.keep_work_dir
+
+    @keep_work_dir.setter
+    def keep_work_dir(self, keep: bool) -> None:  # set on failure: the logs explain it
+        self.stack.keep_work_dir = keep
 
     @property
     def engine(self) -> Engine:
-        if self._engine is None:
-            self._engine = make_engine(self.database_url)
-        return self._engine
+        return self.stack.sql_engine
+
+    def worker_env(self, **overrides: str) -> dict[str, str]:
+        return self.stack.worker_env(**overrides)
+
+    def new_worker(self, name: str, **overrides: str) -> WorkerProcess:
+        """A worker (not started yet); the rig stops it at the end whatever happens."""
+        return self.stack.new_worker(name, **overrides)
+
+    def publisher(self) -> SpecUpdatePublisher:
+        return self.stack.publisher()
 
     def close(self) -> None:
-        for worker in self._workers:
-            with contextlib.suppress(Exception):
-                worker.kill()
-        self._workers.clear()
-        if self._engine is not None:
-            self._engine.dispose()
-        for stop in (self.broker.stop, self.redis.stop):
-            with contextlib.suppress(Exception):
-                stop()
-        keep = self.keep_work_dir or self.config.keep_work_dir
-        if not keep and self.config.work_dir is None:
-            shutil.rmtree(self.work_dir, ignore_errors=True)
+        self.stack.close()
 
     def __enter__(self) -> Rig:
         return self
@@ -126,34 +128,24 @@ class Rig:
 
 
 def start_rig(config: RigConfig) -> Rig:
-    """Start broker and Redis, create topics, migrate the database. Stops all on error."""
-    work_dir = config.work_dir or Path(tempfile.mkdtemp(prefix="cachecoh-faults-"))
-    work_dir.mkdir(parents=True, exist_ok=True)
-    run_id = uuid.uuid4().hex[:8]
-    database_url = config.database_url or f"sqlite:///{work_dir / 'audit.db'}"
-    broker = EmbeddedBroker(log_file=work_dir / "tansu.log")
-    redis = RedisServerProcess(data_dir=work_dir / "redis" if config.redis_aof else None)
-    try:
-        broker.start()
-        redis.start()
-        topic = f"faults-{run_id}"
-        ensure_topics(
-            broker.bootstrap,
-            [(topic, config.partitions), (f"{topic}.dlq", config.partitions)],
-        )
-        upgrade(database_url)
-    except BaseException:
-        redis.stop()
-        broker.stop()
-        raise
-    return Rig(
-        config=config,
-        work_dir=work_dir,
-        broker=broker,
-        redis=redis,
-        database_url=database_url,
-        topic=topic,
-        dlq_topic=f"{topic}.dlq",
-        group=f"faults-{run_id}",
-        keys=KeySpace(f"ccfaults-{run_id}"),
+    """Start broker and Redis, create topics, migrate and seed the database. Stops all on
+    error (``start_stack`` does)."""
+    options = StackOptions(
+        name="faults",
+        work_dir=config.work_dir,
+        keep_work_dir=config.keep_work_dir,
+        log_level=config.worker_log_level,
+        partitions=config.partitions,
+        unique_topics=True,
+        redis="private",
+        redis_aof=config.redis_aof,
+        database_url=config.database_url,
+        seed_catalog=True,
+        engines=0,
+        worker=False,
+        worker_env=FAST_REJOIN,
+        stop_workers="kill",
+        relay=False,
+        gateway=False,
     )
+    return Rig(config=config, stack=start_stack(options))
