@@ -174,12 +174,9 @@ def show(
     except DatabaseUnavailable as exc:
         raise _fail(console, exc) from exc
     if not entries:
-        console.print(f"no audit row for event {event_id!r}", soft_wrap=True)
+        which = f"event {event_id!r}" + (f" from source {source!r}" if source else "")
+        console.print(f"no audit row for {which}", soft_wrap=True)
         raise typer.Exit(1)
-    if source is not None and not reader.records_source:
-        console.print(
-            "[dim]note: the audit does not record event sources yet; matched on the id[/dim]"
-        )
     if json_output:
         typer.echo(json.dumps([e.to_dict() for e in entries], ensure_ascii=False, indent=2))
         return
@@ -190,7 +187,7 @@ def show(
         style = OUTCOME_STYLES.get(entry.outcome, "")
         rows = [
             ("event", entry.event_id),
-            ("source", entry.source or "not recorded"),
+            ("source", entry.source or "not recorded (written before sources were)"),
             ("outcome", f"[{style}]{entry.outcome}[/{style}]" if style else entry.outcome),
             ("product", entry.product_id or "–"),
             ("spec version", "–" if entry.spec_version is None else str(entry.spec_version)),

@@ -1,7 +1,7 @@
 """The coherence audit as an operator reads it (``cachecoh audit tail|show``).
 
-Every query of the audit CLI is here, so a change of the table (a ``source`` column for
-CloudEvents (source, id) identity) is adapted in one place. What leaves this module holds
+Every query of the audit CLI is here. An event is identified by its CloudEvents
+(source, id): an id alone is unique only per source. What leaves this module holds
 no payload values: field names, tags, offsets and reason codes only; a dead letter's
 detail text (which may quote the rejected payload) is withheld.
 """
@@ -24,6 +24,7 @@ DEAD_LETTERED = "dead_lettered"
 _COLUMNS = (
     AuditRow.id,
     AuditRow.event_id,
+    AuditRow.event_source,
     AuditRow.product_id,
     AuditRow.spec_version,
     AuditRow.tenant,
@@ -45,8 +46,8 @@ _COLUMNS = (
 class AuditEntry:
     row_id: int
     event_id: str
-    #: The CloudEvents source; ``None`` while the audit table does not record it.
-    source: str | None
+    #: The CloudEvents source ("" for rows written before the audit recorded it).
+    source: str
     product_id: str | None
     spec_version: int | None
     tenant: str | None
@@ -85,7 +86,7 @@ def _entry(row: Any) -> AuditEntry:
     return AuditEntry(
         row_id=int(row.id),
         event_id=row.event_id,
-        source=None,
+        source=row.event_source,
         product_id=row.product_id,
         spec_version=row.spec_version,
         tenant=row.tenant,
@@ -105,9 +106,6 @@ def _entry(row: Any) -> AuditEntry:
 
 class AuditReader:
     """Read-only queries over ``coherence_audit`` (Postgres or SQLite)."""
-
-    #: The table has no ``source`` column yet: an event is found by its id alone.
-    records_source = False
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -135,7 +133,9 @@ class AuditReader:
         return self._run(query)
 
     def event(self, event_id: str, source: str | None = None) -> Sequence[AuditEntry]:
-        """The rows of one CloudEvent. ``source`` narrows the match once the table records
-        it; today the id alone is matched (the column it would compare does not exist)."""
-        query = select(*_COLUMNS).where(AuditRow.event_id == event_id).order_by(AuditRow.id)
-        return self._run(query)
+        """The rows of one CloudEvent: (``source``, ``event_id``), or every source's event
+        with that id when ``source`` is not given."""
+        query = select(*_COLUMNS).where(AuditRow.event_id == event_id)
+        if source is not None:
+            query = query.where(AuditRow.event_source == source)
+        return self._run(query.order_by(AuditRow.id))

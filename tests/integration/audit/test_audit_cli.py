@@ -75,7 +75,7 @@ def events(database_url: str) -> dict[str, str]:
     engine = make_engine(database_url)
     AuditLog(engine).record_many(
         [
-            _record(ids["applied"], "applied"),
+            _record(ids["applied"], "applied", event_source="erp"),
             _record(ids["duplicate"], "duplicate", lag_ms=None),
             _record(
                 ids["dead_lettered"],
@@ -156,12 +156,30 @@ def test_show_lists_every_tag_of_one_event(database_url: str, events: dict[str, 
     assert code == 0 and "detail withheld" in out and PAYLOAD_VALUE not in out
 
 
-def test_show_with_a_source_says_the_audit_matches_on_the_id(
+def test_show_with_a_source_shows_only_that_source_s_event(
     database_url: str, events: dict[str, str]
 ) -> None:
-    code, out = _run(database_url, "audit", "show", events["applied"], "--source", "cachecoh/x")
-    assert code == 0 and "matched on the id" in out
-    assert re.search(r"^source\s+not recorded", out, re.MULTILINE)
+    # The same id from another source is another event (ids are unique per source).
+    pim = _record(
+        events["applied"],
+        "applied",
+        event_source="pim",
+        offset=42,
+        changed_fields=["weight"],
+        tags=["iphone_15/p", "iphone_15/s:weight"],
+    )
+    AuditLog(make_engine(database_url)).record_many([pim])
+    code, out = _run(database_url, "audit", "show", events["applied"], "--source", "pim")
+    assert code == 0
+    assert re.search(r"^source\s+pim\s*$", out, re.MULTILINE)
+    assert "iphone_15/s:weight" in out and "battery_life" not in out
+
+    code, out = _run(database_url, "audit", "show", events["applied"], "--json")
+    assert code == 0
+    assert sorted(row["source"] for row in json.loads(out)) == ["erp", "pim"]
+
+    code, _ = _run(database_url, "audit", "show", events["applied"], "--source", "crm")
+    assert code == 1
 
 
 def test_show_of_an_unknown_event_fails_clearly(database_url: str) -> None:
