@@ -110,8 +110,18 @@ def summarize(samples: Iterable[Sample], now: float) -> dict[str, Any]:
             add(n, lab, v, "reason")
         elif n == "cachecoh_gateway_single_flight_waits_total":
             add(n, lab, v, "outcome")
-        elif n == "cachecoh_gateway_pii_redactions_total":
-            add(n, lab, v, "kind")
+        elif n in (
+            "cachecoh_gateway_pii_redactions_total",
+            "cachecoh_gateway_general_answers_total",
+        ):
+            add(n, lab, v, "kind" if n.endswith("pii_redactions_total") else "outcome")
+        elif n in (
+            "cachecoh_gateway_unverified_lookups_total",
+            "cachecoh_gateway_grounded_bypasses_total",
+        ):
+            add(n, lab, v, "reason")
+        elif n == "cachecoh_gateway_answer_language_total":
+            add(n, lab, v, "language")
         elif n == "cachecoh_gateway_responses_total":
             add(n, lab, v, "cache", "layer")
         elif n == "cachecoh_coherence_events_total":
@@ -125,6 +135,8 @@ def summarize(samples: Iterable[Sample], now: float) -> dict[str, Any]:
         elif n in (
             "cachecoh_coherence_consumer_lag_events",
             "cachecoh_coherence_last_applied_timestamp_seconds",
+            "cachecoh_coherence_replica_behind_partitions",
+            "cachecoh_coherence_replica_lease",
         ):
             sums[n] = max(sums[n], v)
         else:
@@ -202,6 +214,26 @@ def summarize(samples: Iterable[Sample], now: float) -> dict[str, Any]:
             "invalidation_lag_histogram": lag_hist,
             "invalidation_lag_count": sums["cachecoh_invalidation_lag_seconds_count"],
             "invalidation_lag_sum_s": sums["cachecoh_invalidation_lag_seconds_sum"],
+        },
+        # Redis as a replica of the event log: while it is unverified (behind, restored,
+        # flushed, no lease) gateways serve no cached entry and answer from the model.
+        "replica": {
+            "unverified_lookups": {
+                k[0]: v for k, v in by["cachecoh_gateway_unverified_lookups_total"].items()
+            },
+            "behind_partitions": sums["cachecoh_coherence_replica_behind_partitions"]
+            if "cachecoh_coherence_replica_behind_partitions" in seen
+            else None,
+            "lease": sums["cachecoh_coherence_replica_lease"] >= 1
+            if "cachecoh_coherence_replica_lease" in seen
+            else None,
+        },
+        "answers": {
+            "general": {k[0]: v for k, v in by["cachecoh_gateway_general_answers_total"].items()},
+            "grounded_bypasses": {
+                k[0]: v for k, v in by["cachecoh_gateway_grounded_bypasses_total"].items()
+            },
+            "languages": {k[0]: v for k, v in by["cachecoh_gateway_answer_language_total"].items()},
         },
         "consistency": {
             "checked_reads": sums["cachecoh_consistency_checked_reads_total"],

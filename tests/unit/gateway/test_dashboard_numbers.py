@@ -69,3 +69,44 @@ def test_a_worker_that_applied_nothing_yet_reports_no_age() -> None:
 def test_two_workers_date_the_newest_applied_event() -> None:
     samples = _worker(NOW - 100) + _worker(NOW - 7)
     assert summarize(samples, now=NOW)["coherence"]["last_applied_age_s"] == 7
+
+
+def test_the_replica_state_and_answers_by_kind_are_shown() -> None:
+    unknown = summarize([], now=NOW)["replica"]
+    assert unknown == {"unverified_lookups": {}, "behind_partitions": None, "lease": None}
+    samples = [
+        Sample(
+            "cachecoh_gateway_unverified_lookups_total",
+            {"layer": "request", "reason": "no_lease"},
+            4,
+        ),
+        Sample(
+            "cachecoh_gateway_unverified_lookups_total",
+            {"layer": "semantic", "reason": "no_lease"},
+            3,
+        ),
+        Sample(
+            "cachecoh_gateway_unverified_lookups_total",
+            {"layer": "request", "reason": "regressed"},
+            1,
+        ),
+        Sample("cachecoh_coherence_replica_behind_partitions", {}, 2),
+        Sample("cachecoh_coherence_replica_lease", {}, 0),
+        Sample("cachecoh_gateway_general_answers_total", {"outcome": "hit"}, 5),
+        Sample("cachecoh_gateway_grounded_bypasses_total", {"reason": "compare"}, 2),
+        Sample(
+            "cachecoh_gateway_answer_language_total", {"language": "zh", "source": "detected"}, 6
+        ),
+        Sample("cachecoh_gateway_answer_language_total", {"language": "zh", "source": "header"}, 1),
+    ]
+    summary = summarize(samples, now=NOW)
+    assert summary["replica"] == {
+        "unverified_lookups": {"no_lease": 7, "regressed": 1},
+        "behind_partitions": 2,
+        "lease": False,
+    }
+    assert summary["answers"] == {
+        "general": {"hit": 5},
+        "grounded_bypasses": {"compare": 2},
+        "languages": {"zh": 7},
+    }
