@@ -36,6 +36,7 @@ import psutil
 from rich.console import Console
 from rich.progress import Progress
 
+from services.core.openai_contract import ChatCompletionRequest
 from services.harness.benchmarks.http_client import KeepAliveClient
 from services.harness.checks.report import latency_summary
 from services.harness.checks.stack import CheckStack, StackConfig, running_stack
@@ -61,28 +62,13 @@ class HostileConfig:
 
 # -- the fuzzer (seeded; cheap enough for 100,000 bodies) -------------------------------
 
-_FIELDS = (
-    "model",
-    "messages",
-    "temperature",
-    "top_p",
-    "presence_penalty",
-    "frequency_penalty",
-    "max_tokens",
-    "max_completion_tokens",
-    "n",
-    "seed",
-    "stream",
-    "stream_options",
-    "stop",
-    "tools",
-    "tool_choice",
-    "response_format",
-    "user",
-    "metadata",
-    "cache_salt",
-    "logprobs",
-    "top_logprobs",
+#: Every field of the chat contract: each one gets wrong types, huge numbers and odd text.
+_FIELDS = tuple(ChatCompletionRequest.model_fields)
+#: The numeric parameters (huge numbers go there, and into an unknown field).
+_NUMERIC_FIELDS = tuple(
+    name
+    for name, info in ChatCompletionRequest.model_fields.items()
+    if any(t in str(info.annotation) for t in ("int", "float"))
 )
 _ODD_TEXT = (
     "\u202eevil\u202c",
@@ -192,7 +178,7 @@ class BodyFuzzer:
     def _huge_number(self) -> bytes:
         r = self._random
         base = json.dumps(self._base())[:-1]
-        field = r.choice([*_FIELDS[2:11], "x"])
+        field = r.choice([*_NUMERIC_FIELDS, "x"])
         return f'{base}, "{field}": {r.choice(_HUGE_NUMBERS)}}}'.encode()
 
     def _odd_unicode(self) -> bytes:

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
+from services.core.openai_contract import ChatCompletionRequest
 from services.harness.checks.stack import CheckStack, StackConfig, running_stack
 from services.paths import DEMO_DATA_DIR
 
@@ -222,27 +223,8 @@ def _deep(depth: int, leaf: Any) -> Any:
 
 _DEEP = st.builds(_deep, st.integers(30, 600), _json_value)
 _ANYTHING = _json_value | _ANY_TEXT | _HUGE_NUMBERS | _DEEP
-_FIELDS = [
-    "model",
-    "messages",
-    "temperature",
-    "top_p",
-    "max_tokens",
-    "max_completion_tokens",
-    "n",
-    "seed",
-    "stream",
-    "stream_options",
-    "stop",
-    "tools",
-    "tool_choice",
-    "response_format",
-    "user",
-    "metadata",
-    "cache_salt",
-    "logprobs",
-    "top_logprobs",
-]
+#: Every field of the chat contract: each one gets wrong types, huge numbers and odd text.
+_FIELDS = tuple(ChatCompletionRequest.model_fields)
 
 
 @st.composite
