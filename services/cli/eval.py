@@ -190,3 +190,21 @@ def redaction(
             f"{scores['bypass_leaks']:g}",
         )
     Console().print(table)
+
+
+@app.command("generate")
+def generate(
+    out: Annotated[Path, typer.Option("--out", dir_okay=False, help="JSONL file to write.")],
+    catalog: Annotated[
+        Path | None,
+        typer.Option("--catalog", file_okay=False, help="Catalog directory (default: demo data)."),
+    ] = None,
+) -> None:
+    """Write hard development questions generated from the catalog (queries_dev format)."""
+    from services.evaluation.generated import write_generated
+    from services.paths import DEMO_DATA_DIR
+
+    written = write_generated(
+        catalog or DEMO_DATA_DIR, DEMO_DATA_DIR / "semantic_lexicon.json", out
+    )
+    typer.echo(json.dumps({"written": written, "out": str(out)}))

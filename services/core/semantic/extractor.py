@@ -28,7 +28,7 @@ from services.core.semantic.admission import (
 from services.core.semantic.attributes import AttributeResolver
 from services.core.semantic.constraints import ConstraintResolver
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
-from services.core.semantic.lexicon import SlotLexicon
+from services.core.semantic.lexicon import SlotLexicon, parse_label
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
 from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher, ProductScan
@@ -136,9 +136,10 @@ class SemanticExtractor:
         unit_forms = lexicon_doc.get("units", {})
         for unit, by_attribute in _spec_units(catalog).items():
             for attr_id in by_attribute:
-                unit_words.setdefault(attr_id, []).extend(
-                    str(f) for f in unit_forms.get(unit, ()) if len(str(f)) >= 2
-                )
+                forms = [str(f) for f in unit_forms.get(unit, ())]
+                unit_words.setdefault(attr_id, []).extend(f for f in forms if len(f) >= 2)
+                # A number with the unit ("0" stands for any number in the reader).
+                unit_words[attr_id].extend(f"0{f}" for f in forms)
         self._reader = NgramReader(
             [(e.product_id, e.category, e.brand, e.names) for e in entries],
             {
@@ -153,6 +154,12 @@ class SemanticExtractor:
                 for attr_id, spec in self._lexicon.attributes.items()
             },
             sorted({p for p, _ in self._lexicon.constraint_phrases}),
+            self._lexicon.name_synonyms,
+            [
+                (label.name, label.value, phrase)
+                for phrase, raw_label in self._lexicon.constraint_phrases
+                if (label := parse_label(raw_label)).kind == "constraint"
+            ],
         )
 
     @staticmethod
@@ -187,7 +194,18 @@ class SemanticExtractor:
                 return NoFingerprint(
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"
                 )
+            norm = self._normaliser.normalise(text)
+            for key in self._open_keys(decision):
+                if self._reader.echoed_values(norm, key):
+                    return NoFingerprint(f"second reader sees a {key} the rules did not read")
         return decision
+
+    def _open_keys(self, decision: Fingerprint) -> list[str]:
+        """Constraint keys the answer varies by that the fingerprint leaves open."""
+        taken = {key for key, _ in decision.constraints}
+        specs = self._specs.get(decision.product) if decision.product else None
+        keys = self._constraints.varying(decision.attribute, specs)
+        return [k for k in keys if k not in taken]
 
     def unresolved_terms(self, text: str, decision: SemanticDecision) -> tuple[str, ...]:
         """What an operator may want to add to the catalog after ``decision`` ended in no
