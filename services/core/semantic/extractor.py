@@ -126,6 +126,7 @@ class SemanticExtractor:
             *policy.other_brands,
         ]
         self._segmenter.add_words(w for w in user_words if not w.isascii())
+        self._english = english_words or {}
         self._known_words = frozenset(
             w
             for phrase in (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
@@ -246,6 +247,17 @@ class SemanticExtractor:
             return False
         return not self._gate.matches("personal", body)
 
+    def _unknown_latin_word(self, masked: str) -> str | None:
+        """A Latin word neither the vocabulary nor the English dictionary knows: a
+        misspelt variant or value word the rules may have read past ("pro mx")."""
+        if not UNKNOWN_WORD_CHECK:
+            return None
+        for match in _LATIN_WORD.finditer(masked):
+            word = match.group()
+            if word not in self._known_words and word not in self._english:
+                return word
+        return None
+
     def _decide_rules(self, text: str) -> tuple[SemanticDecision, bool]:
         """The rules' decision, and whether its product was named through the grammar."""
         norm = self._normaliser.normalise(text)
@@ -306,12 +318,19 @@ class SemanticExtractor:
         stray = _unexplained_number(masked, [*reading.hits, *choice.hits])
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}")
+        unknown_word = self._unknown_latin_word(masked)
+        if unknown_word is not None:
+            return NoFingerprint(f"word not understood: {unknown_word!r}")
         return Fingerprint(
             product=product,
             attribute=attribute,
             intent=spec.intent,
             constraints=constraint_choice.constraints,
         )
+
+
+UNKNOWN_WORD_CHECK = True
+_LATIN_WORD = re.compile(r"[a-z]{2,}")
 
 
 def _spec_units(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str]]]:

@@ -267,7 +267,9 @@ class _ConstraintEcho:
                 if words and max(len(w) for w in words) >= 3:
                     by_key.setdefault(key, []).append((value, words, True))
             else:
-                grams = _bigrams(_squeezed(lower)) - common_grams
+                # A form made only of attribute words (无线 in 无线充电) keeps them all.
+                grams = _bigrams(_squeezed(lower))
+                grams = (grams - common_grams) or grams
                 if grams:
                     by_key.setdefault(key, []).append((value, grams, False))
         self._forms = by_key

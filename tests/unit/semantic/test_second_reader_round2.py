@@ -1,0 +1,94 @@
+"""The second reader's stricter agreement and the first-person / future bypasses
+(questions written for these tests, not taken from any labelled set)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint
+from services.evaluation.generated import write_generated
+from services.evaluation.semantic import per_question, read_queries
+from services.paths import DEMO_DATA_DIR
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        # Names rebuilt from the lexicon's synonym groups: the reader now agrees.
+        ("苹果手机15多重", "iphone_15|weight|"),
+        ("mba m3多重", "macbook_air_m3|weight|"),
+        # A number followed by the spec's unit types the attribute for the reader too.
+        ("苹果15 Pro是187g吗", "iphone_15_pro|weight|"),
+    ],
+)
+def test_reader_agrees_where_the_rules_are_right(
+    extractor: SemanticExtractor, text: str, cid: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.cid == cid
+
+
+def test_reader_alone_vetoes_an_attribute_it_sees_no_sign_of(
+    extractor: SemanticExtractor,
+) -> None:
+    text = extractor.normaliser.normalise("iPhone 15 退货政策")
+    verdict = extractor.reader.read(text, "iphone_15", "weight")
+    assert not verdict.agrees
+    assert extractor.reader.read(text, "iphone_15", "return_policy").agrees
+
+
+def test_constraint_echo_reads_values_fuzzily_but_not_from_attribute_words(
+    extractor: SemanticExtractor,
+) -> None:
+    reader = extractor.reader
+    assert "wireless" in reader.echoed_values("iphone 15 用无线的充多少瓦", "method")
+    assert not reader.echoed_values("charging power for iphone 15", "method")
+
+
+def test_an_unknown_latin_word_means_no_fingerprint(extractor: SemanticExtractor) -> None:
+    decision = extractor.decide("iPhone 15 Pro mx weight")
+    assert isinstance(decision, NoFingerprint), decision
+    assert isinstance(extractor.decide("iPhone 15 Pro weight"), Fingerprint)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("我老婆的苹果15保修多久", "personal"),
+        ("我有一台MacBook Air M3，保修多久", "personal"),
+        ("I have an iPhone 15, what's the warranty?", "personal"),
+        ("my wife's iPhone 15 screen cracked, is it covered?", "personal"),
+        ("Bought an iPhone 15 here last week, battery life is bad", "personal"),
+        ("I'm using a Galaxy S24, how fast does it charge?", "personal"),
+        ("前两天入了一台Mate 60，保修多久", "personal"),
+        ("小米14会推送新系统吗", "predict"),
+        ("Is the Mate 60 getting HarmonyOS 5?", "predict"),
+        ("Does Apple plan to update the AirPods Pro 2 firmware?", "predict"),
+    ],
+)
+def test_first_person_and_future_questions_bypass(
+    extractor: SemanticExtractor, text: str, intent: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == intent
+
+
+def test_generated_questions_get_no_wrong_fingerprint(
+    extractor: SemanticExtractor, tmp_path: Path
+) -> None:
+    out = tmp_path / "generated.jsonl"
+    written = write_generated(DEMO_DATA_DIR, DEMO_DATA_DIR / "semantic_lexicon.json", out)
+    queries = read_queries(out)
+    assert written == len(queries) > 1000
+    kinds = {json.loads(line)["id"].rstrip("0123456789") for line in out.read_text().splitlines()}
+    assert kinds == {"nick", "unit", "confirm", "policy", "personal", "predict"}
+    scores = per_question(queries, [extractor.decide(q.text) for q in queries])
+    assert scores["wrong_count"] == 0
+    assert scores["leaked_count"] == 0
+    assert scores["right"] >= 0.95
