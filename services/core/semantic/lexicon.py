@@ -120,6 +120,11 @@ class SlotLexicon:
             ),
             common_words,
             english_words,
+            toneless_words=[
+                str(form).split("(")[0]
+                for attr in attributes_doc.get("attributes", {}).values()
+                for form in attr.get("synonyms", {}).get("zh", ())
+            ],
         )
         normaliser = TextNormaliser(series_words, raw, spelling)
         norm = normaliser.normalise

@@ -92,3 +92,11 @@ def test_generated_questions_get_no_wrong_fingerprint(
     assert scores["wrong_count"] == 0
     assert scores["leaked_count"] == 0
     assert scores["right"] >= 0.95
+
+
+def test_attribute_words_match_homophones_of_any_tone(extractor: SemanticExtractor) -> None:
+    decision = extractor.decide("苹果15官方包修期是几年")  # 包 bao1 typed for 保 bao3
+    assert isinstance(decision, Fingerprint)
+    assert decision.cid == "iphone_15|warranty|"
+    # A bypass word is not attribute vocabulary: 卖完 (sold out) stays itself.
+    assert isinstance(extractor.decide("苹果15卖完了吗"), Bypass)
