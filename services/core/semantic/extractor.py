@@ -103,6 +103,7 @@ class SemanticExtractor:
             other_brand_words=policy.other_brands,
             variant_suffixes=policy.variant_suffixes,
             filler_tokens=self._lexicon.filler_tokens,
+            droppable_words=self._lexicon.droppable_name_words,
             suffix_exceptions=self._lexicon.all_phrases(),
             adjective_suffixes=policy.adjective_suffixes,
             category_words=self._lexicon.category_words,

@@ -100,3 +100,22 @@ def test_attribute_words_match_homophones_of_any_tone(extractor: SemanticExtract
     assert decision.cid == "iphone_15|warranty|"
     # A bypass word is not attribute vocabulary: 卖完 (sold out) stays itself.
     assert isinstance(extractor.decide("苹果15卖完了吗"), Bypass)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Apple Watch 9 battery life", "apple_watch_series_9|battery_life|"),
+        ("苹果手表9多重", "apple_watch_series_9|weight|"),
+        ("Apple Watch 10多重", None),  # not sold here
+    ],
+)
+def test_a_series_word_may_be_left_out(
+    extractor: SemanticExtractor, text: str, expected: str | None
+) -> None:
+    decision = extractor.decide(text)
+    if expected is None:
+        assert not isinstance(decision, Fingerprint), decision
+    else:
+        assert isinstance(decision, Fingerprint), decision
+        assert decision.cid == expected
