@@ -608,11 +608,18 @@ def _is_distinctive(head: Sequence[str]) -> bool:
 
 
 def _dropped(key: tuple[str, ...], droppable: set[tuple[str, ...]]) -> list[tuple[str, ...]]:
-    """``key`` without one droppable word that sits between a name word and a number."""
+    """``key`` without one droppable word that sits between a name word and a number
+    (or a final model letter: tesla model y → tesla y)."""
+
+    def model_mark(index: int) -> bool:
+        token = key[index]
+        last_letter = index == len(key) - 1 and len(token) == 1 and token.isalpha()
+        return token[:1].isdigit() or last_letter
+
     return [
         (*key[:i], *key[i + 1 :])
         for i in range(1, len(key) - 1)
-        if (key[i],) in droppable and key[i + 1][:1].isdigit()
+        if (key[i],) in droppable and model_mark(i + 1)
     ]
 
 
