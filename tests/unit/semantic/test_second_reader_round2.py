@@ -119,3 +119,19 @@ def test_a_series_word_may_be_left_out(
     else:
         assert isinstance(decision, Fingerprint), decision
         assert decision.cid == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        ("AirPods Pro gen 2 price", "airpods_pro_2|price|"),
+        ("thinkpad x1c 12代多重", "thinkpad_x1_carbon|weight|"),
+        ("特斯拉Y续航多少", "tesla_model_y|range|"),
+    ],
+)
+def test_generation_words_and_dropped_model_words(
+    extractor: SemanticExtractor, text: str, cid: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.cid == cid
