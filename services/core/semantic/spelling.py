@@ -147,10 +147,29 @@ class SpellingCorrector:
                 if name is toneless and self._sounds_like(window, word, syllables, toneless)
             }
             if len(fits) == 1:
-                return 0, fits.pop()
+                fit = fits.pop()
+                changed = [index + i for i, ch in enumerate(fit) if chars[index + i] != ch]
+                if self._word_overlaps(chars, index, length, changed):
+                    return 0, None  # 有现货: 现货 is a word as typed, 有线 only repaired
+                return 0, fit
             if len(fits) > 1:
                 return 0, None  # two readings compete: leave the text alone
         return 0, None
+
+    def _word_overlaps(self, chars: list[str], index: int, length: int, changed: list[int]) -> bool:
+        """Whether a vocabulary word, as typed, starts inside the window, runs past it
+        and contains a character the repair would change: then the text already has a
+        reading, and the repair would only compete with it."""
+        for start in range(index + 1, index + length):
+            for size in range(2, min(_MAX_CJK, len(chars) - start) + 1):
+                end = start + size
+                if (
+                    end > index + length
+                    and any(start <= c < end for c in changed)
+                    and "".join(chars[start:end]) in self._cjk_words
+                ):
+                    return True
+        return False
 
     def _sounds_like(
         self, window: str, word: str, syllables: tuple[str, ...], toneless: bool

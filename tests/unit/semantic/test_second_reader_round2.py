@@ -135,3 +135,36 @@ def test_generation_words_and_dropped_model_words(
     decision = extractor.decide(text)
     assert isinstance(decision, Fingerprint), decision
     assert decision.cid == cid
+
+
+def test_a_repair_never_competes_with_a_word_as_typed(extractor: SemanticExtractor) -> None:
+    # 有现 sounds like 有线 (wired), but 现货 (in stock) is a word as typed: realtime.
+    decision = extractor.decide("苹果15蓝色有现货吗")
+    assert isinstance(decision, Bypass) and decision.intent == "realtime", decision
+    # Where the typed word shares only unchanged characters, the repair stands.
+    wired = extractor.decide("苹果15有现充电多少瓦")
+    assert isinstance(wired, Fingerprint), wired
+    assert wired.cid == "iphone_15|charging_power|method=wired"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("苹果15近期价格", "realtime"),
+        ("what's the current iPhone 15 price", "realtime"),
+        ("Is the blue iPhone 15 available?", "realtime"),
+        ("Is iOS 19 coming to the iPhone 15?", "predict"),
+    ],
+)
+def test_everyday_realtime_and_future_wording(
+    extractor: SemanticExtractor, text: str, intent: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == intent
+
+
+def test_available_colours_stay_a_spec_question(extractor: SemanticExtractor) -> None:
+    decision = extractor.decide("Which colors are available for the iPhone 15?")
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.cid == "iphone_15|colors|"
