@@ -87,12 +87,29 @@ def semantic(
     table.add_row("false_hit_rate", f"{report['false_hit_rate']:.6f}", "≤ 0.001")
     table.add_row("bypass_leaks", f"{report['bypass_leaks']:g}", "0")
     table.add_row("coverage", f"{report['coverage']:.4f}", "")
+    each = report["per_question"]
+    table.add_row(
+        "per question, cacheable: right / none / wrong",
+        f"{each['right']:.4f} / {each['none']:.4f} / {each['wrong']:.4f}",
+        "wrong = 0",
+    )
+    table.add_row(
+        "per question, bypass: leaked",
+        f"{each['leaked']:.4f} ({each['leaked_count']} of {each['bypass_questions']})",
+        "0",
+    )
     table.add_row("latency p50 (ms)", f"{report['latency_ms'].get('p50', 0):.3f}", "≤ 0.3")
     table.add_row("latency p99 (ms)", f"{report['latency_ms'].get('p99', 0):.3f}", "≤ 2")
     without = report["without_second_reader"]
     table.add_row(
         "without 2nd reader: hit / false-hit / coverage",
         f"{without['hit_rate']:.4f} / {without['false_hit_rate']:.6f} / {without['coverage']:.4f}",
+        "",
+    )
+    table.add_row(
+        "without 2nd reader: right / none / wrong",
+        f"{without['per_question']['right']:.4f} / {without['per_question']['none']:.4f}"
+        f" / {without['per_question']['wrong']:.4f}",
         "",
     )
     scaling = report["length_scaling"]
@@ -173,3 +190,21 @@ def redaction(
             f"{scores['bypass_leaks']:g}",
         )
     Console().print(table)
+
+
+@app.command("generate")
+def generate(
+    out: Annotated[Path, typer.Option("--out", dir_okay=False, help="JSONL file to write.")],
+    catalog: Annotated[
+        Path | None,
+        typer.Option("--catalog", file_okay=False, help="Catalog directory (default: demo data)."),
+    ] = None,
+) -> None:
+    """Write hard development questions generated from the catalog (queries_dev format)."""
+    from services.harness.evaluation.generated import write_generated
+    from services.paths import DEMO_DATA_DIR
+
+    written = write_generated(
+        catalog or DEMO_DATA_DIR, DEMO_DATA_DIR / "semantic_lexicon.json", out
+    )
+    typer.echo(json.dumps({"written": written, "out": str(out)}))

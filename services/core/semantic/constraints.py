@@ -83,17 +83,7 @@ class ConstraintResolver:
         text: str,
         boundaries: frozenset[int],
     ) -> ConstraintChoice:
-        spec = self._specs[attribute]
-        varying: dict[str, frozenset[str]] = {}
-        product_spec = product_specs.get(attribute) if product_specs is not None else None
-        if isinstance(product_spec, Mapping) and "by" in product_spec:
-            varying[str(product_spec["by"])] = frozenset(product_spec.get("values", {}))
-        if spec.kind == "policy":
-            # Store policies with per-variant texts (opened / unopened returns) vary too.
-            store = self._store_variants.get(attribute, frozenset())
-            for key, values in spec.constraint_values.items():
-                if key not in varying and values & store:
-                    varying[key] = values & store
+        varying = self.varying(attribute, product_specs)
         chosen: list[tuple[str, str]] = []
         open_keys: list[str] = []
         for key, offered in sorted(varying.items()):
@@ -111,6 +101,23 @@ class ConstraintResolver:
             else:
                 open_keys.append(key)
         return ConstraintChoice(tuple(chosen), open_keys=tuple(open_keys))
+
+    def varying(
+        self, attribute: str, product_specs: Mapping[str, Any] | None
+    ) -> dict[str, frozenset[str]]:
+        """Constraint key → the values the answer differs by, for this product."""
+        spec = self._specs[attribute]
+        varying: dict[str, frozenset[str]] = {}
+        product_spec = product_specs.get(attribute) if product_specs is not None else None
+        if isinstance(product_spec, Mapping) and "by" in product_spec:
+            varying[str(product_spec["by"])] = frozenset(product_spec.get("values", {}))
+        if spec.kind == "policy":
+            # Store policies with per-variant texts (opened / unopened returns) vary too.
+            store = self._store_variants.get(attribute, frozenset())
+            for key, values in spec.constraint_values.items():
+                if key not in varying and values & store:
+                    varying[key] = values & store
+        return varying
 
     def _negated(
         self, key: str, reading: ConstraintReading, text: str, boundaries: frozenset[int]

@@ -28,7 +28,7 @@ from services.core.semantic.admission import (
 from services.core.semantic.attributes import AttributeResolver
 from services.core.semantic.constraints import ConstraintResolver
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
-from services.core.semantic.lexicon import SlotLexicon
+from services.core.semantic.lexicon import SlotLexicon, parse_label
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
 from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher, ProductScan
@@ -103,6 +103,7 @@ class SemanticExtractor:
             other_brand_words=policy.other_brands,
             variant_suffixes=policy.variant_suffixes,
             filler_tokens=self._lexicon.filler_tokens,
+            droppable_words=self._lexicon.droppable_name_words,
             suffix_exceptions=self._lexicon.all_phrases(),
             adjective_suffixes=policy.adjective_suffixes,
             category_words=self._lexicon.category_words,
@@ -126,6 +127,7 @@ class SemanticExtractor:
             *policy.other_brands,
         ]
         self._segmenter.add_words(w for w in user_words if not w.isascii())
+        self._english = english_words or {}
         self._known_words = frozenset(
             w
             for phrase in (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
@@ -136,9 +138,10 @@ class SemanticExtractor:
         unit_forms = lexicon_doc.get("units", {})
         for unit, by_attribute in _spec_units(catalog).items():
             for attr_id in by_attribute:
-                unit_words.setdefault(attr_id, []).extend(
-                    str(f) for f in unit_forms.get(unit, ()) if len(str(f)) >= 2
-                )
+                forms = [str(f) for f in unit_forms.get(unit, ())]
+                unit_words.setdefault(attr_id, []).extend(f for f in forms if len(f) >= 2)
+                # A number with the unit ("0" stands for any number in the reader).
+                unit_words[attr_id].extend(f"0{f}" for f in forms)
         self._reader = NgramReader(
             [(e.product_id, e.category, e.brand, e.names) for e in entries],
             {
@@ -153,6 +156,12 @@ class SemanticExtractor:
                 for attr_id, spec in self._lexicon.attributes.items()
             },
             sorted({p for p, _ in self._lexicon.constraint_phrases}),
+            self._lexicon.name_synonyms,
+            [
+                (label.name, label.value, phrase)
+                for phrase, raw_label in self._lexicon.constraint_phrases
+                if (label := parse_label(raw_label)).kind == "constraint"
+            ],
         )
 
     @staticmethod
@@ -187,7 +196,18 @@ class SemanticExtractor:
                 return NoFingerprint(
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"
                 )
+            norm = self._normaliser.normalise(text)
+            for key in self._open_keys(decision):
+                if self._reader.echoed_values(norm, key):
+                    return NoFingerprint(f"second reader sees a {key} the rules did not read")
         return decision
+
+    def _open_keys(self, decision: Fingerprint) -> list[str]:
+        """Constraint keys the answer varies by that the fingerprint leaves open."""
+        taken = {key for key, _ in decision.constraints}
+        specs = self._specs.get(decision.product) if decision.product else None
+        keys = self._constraints.varying(decision.attribute, specs)
+        return [k for k in keys if k not in taken]
 
     def unresolved_terms(self, text: str, decision: SemanticDecision) -> tuple[str, ...]:
         """What an operator may want to add to the catalog after ``decision`` ended in no
@@ -227,6 +247,17 @@ class SemanticExtractor:
         if not body or len(body) > 32 or "@" in body or _LONG_DIGITS.search(body):
             return False
         return not self._gate.matches("personal", body)
+
+    def _unknown_latin_word(self, masked: str) -> str | None:
+        """A Latin word neither the vocabulary nor the English dictionary knows: a
+        misspelt variant or value word the rules may have read past ("pro mx")."""
+        if not UNKNOWN_WORD_CHECK:
+            return None
+        for match in _LATIN_WORD.finditer(masked):
+            word = match.group()
+            if word not in self._known_words and word not in self._english:
+                return word
+        return None
 
     def _decide_rules(self, text: str) -> tuple[SemanticDecision, bool]:
         """The rules' decision, and whether its product was named through the grammar."""
@@ -288,12 +319,19 @@ class SemanticExtractor:
         stray = _unexplained_number(masked, [*reading.hits, *choice.hits])
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}")
+        unknown_word = self._unknown_latin_word(masked)
+        if unknown_word is not None:
+            return NoFingerprint(f"word not understood: {unknown_word!r}")
         return Fingerprint(
             product=product,
             attribute=attribute,
             intent=spec.intent,
             constraints=constraint_choice.constraints,
         )
+
+
+UNKNOWN_WORD_CHECK = True
+_LATIN_WORD = re.compile(r"[a-z]{2,}")
 
 
 def _spec_units(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str]]]:

@@ -87,6 +87,7 @@ class SlotLexicon:
     name_synonyms: tuple[tuple[str, ...], ...]
     filler_tokens: tuple[str, ...]
     series_words: tuple[str, ...]
+    droppable_name_words: tuple[str, ...]
     category_words: Mapping[str, str]
     negations: tuple[str, ...]
     variant_nicknames: Mapping[str, tuple[str, ...]]
@@ -120,6 +121,11 @@ class SlotLexicon:
             ),
             common_words,
             english_words,
+            toneless_words=[
+                str(form).split("(")[0]
+                for attr in attributes_doc.get("attributes", {}).values()
+                for form in attr.get("synonyms", {}).get("zh", ())
+            ],
         )
         normaliser = TextNormaliser(series_words, raw, spelling)
         norm = normaliser.normalise
@@ -202,6 +208,7 @@ class SlotLexicon:
             ),
             filler_tokens=tuple(str(t) for t in lexicon_doc.get("filler_tokens", ())),
             series_words=series_words,
+            droppable_name_words=tuple(str(w) for w in lexicon_doc.get("droppable_name_words", ())),
             category_words=category_words,
             negations=tuple(norm(str(n)) for n in lexicon_doc.get("negations", ())),
             variant_nicknames={

@@ -37,6 +37,9 @@ _SPACES = re.compile(r"\s+")
 # "2nd gen", "(2nd generation)", "第2代" all name the same generation as "2代".
 _ORDINAL_GENERATION = re.compile(r"\(?\s*(\d+)\s*(?:st|nd|rd|th)\s+gen(?:eration)?\s*\)?")
 _DI_GENERATION = re.compile(r"第\s*(\d+)\s*代")
+# "gen 2", "gen12", "generation 3": the same generation mark as "2nd gen"; after a
+# number it is a chip or version name (骁龙8 Gen 3) and stays.
+_GEN_NUMBER = re.compile(r"(?<![a-z])(?<!\d)(?<!\d\s)gen(?:eration)?\s*(\d+)(?![\d.])")
 
 # A numeral is converted when it follows a Latin letter ("iphone十五", "pro二代") or
 # one of the series words handed in, or precedes one of these measure words.
@@ -96,6 +99,7 @@ class TextNormaliser:
             out = _CN_NUMERAL_RUN.sub(self._convert_numeral, out)
         out = _ORDINAL_GENERATION.sub(r" \1代", out)
         out = _DI_GENERATION.sub(r"\1代", out)
+        out = _GEN_NUMBER.sub(r" \1代", out)
         return _SPACES.sub(" ", out).strip()
 
     def _convert_numeral(self, match: re.Match[str]) -> str:

@@ -89,6 +89,7 @@ class ProductMatcher:
         other_brand_words: Sequence[str],
         variant_suffixes: Sequence[str],
         filler_tokens: Iterable[str],
+        droppable_words: Iterable[str] = (),
         suffix_exceptions: Iterable[str] = (),
         non_name_patterns: Iterable[str] = (),
         adjective_suffixes: Iterable[str] = (),
@@ -144,7 +145,11 @@ class ProductMatcher:
             tuple(k for k in (key_of(p) for p in group) if k) for group in name_synonyms
         ]
 
+        droppable: set[tuple[str, ...]] = {
+            k for k in (key_of(p) for p in droppable_words) if len(k) == 1
+        }
         aliases: dict[tuple[str, ...], set[str]] = {}
+        dropped_aliases: dict[tuple[str, ...], set[str]] = {}
         for entry in entries:
             own_brands = self._brand_keys.get(entry.brand, ())
             for name in entry.names:
@@ -153,6 +158,13 @@ class ProductMatcher:
                     continue
                 for variant in _expand(base, synonym_keys, own_brands):
                     aliases.setdefault(variant, set()).add(entry.product_id)
+                    for dropped in _dropped(variant, droppable):
+                        dropped_aliases.setdefault(dropped, set()).add(entry.product_id)
+        # A name with its series word left out counts only where it names one product
+        # and is no alias of its own.
+        for key, ids in dropped_aliases.items():
+            if len(ids) == 1 and key not in aliases:
+                aliases[key] = ids
         self._alias_trie: TokenTrie = {}
         for key, ids in aliases.items():
             for product_id in ids:
@@ -593,6 +605,22 @@ def _is_distinctive(head: Sequence[str]) -> bool:
     """A head must be a real series word, not a lone letter such as the "m" of "m3"."""
     cjk = sum(1 for t in head if not t.isascii())
     return cjk >= 2 or any(t.isascii() and t.isalpha() and len(t) >= 2 for t in head)
+
+
+def _dropped(key: tuple[str, ...], droppable: set[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """``key`` without one droppable word that sits between a name word and a number
+    (or a final model letter: tesla model y → tesla y)."""
+
+    def model_mark(index: int) -> bool:
+        token = key[index]
+        last_letter = index == len(key) - 1 and len(token) == 1 and token.isalpha()
+        return token[:1].isdigit() or last_letter
+
+    return [
+        (*key[:i], *key[i + 1 :])
+        for i in range(1, len(key) - 1)
+        if (key[i],) in droppable and model_mark(i + 1)
+    ]
 
 
 def _replace(

@@ -18,6 +18,7 @@ a few dictionary look-ups per n-gram and class (≈ 0.1 ms).
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +29,11 @@ _ORDERS = (1, 2, 3)
 #: tell near-synonyms apart ("price" / "price protection"), but an attribute it ranks
 #: lower than that is one it sees no sign of.
 ATTRIBUTE_TOP = 3
+#: ... and within this log-likelihood of the best (nats): the smallest margin that costs
+#: no coverage on the dev set's develop part and the generated questions
+#: (``cachecoh eval generate``); beyond it the reader prefers another attribute by a
+#: factor of e^16, which it does only when it sees the other attribute's words.
+ATTRIBUTE_MARGIN = 16.0
 _FRAMES_PER_FORM = 12
 _SMOOTHING = 0.1
 
@@ -57,8 +63,12 @@ _EN_TEMPLATES = (
 )
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
 def _grams(text: str) -> Counter[str]:
-    text = f" {unicodedata.normalize('NFKC', text).lower()} "
+    # Every number reads as "0": the unit after it (0mah, 0 g) is the sign, not its value.
+    text = f" {_NUMBER.sub('0', unicodedata.normalize('NFKC', text).lower())} "
     size = len(text)
     out = Counter([text[i : i + n] for n in _ORDERS for i in range(size - n + 1)])
     for blank in _BLANKS:
@@ -197,6 +207,84 @@ class _NameContainment:
         return frozenset(winners), best_key[0]
 
 
+def synonym_names(names: Sequence[str], synonyms: Sequence[Sequence[str]]) -> list[str]:
+    """Each name with a synonym group's longest member found (as a word) swapped for each
+    other member; names the catalog lists are left out."""
+    out: list[str] = []
+    listed = {n.lower() for n in names}
+    for name in names:
+        lower = name.lower()
+        spans = [
+            (start, start + len(w), group)
+            for group in synonyms
+            for w in group
+            if len(w) >= 2 and (start := _latin_word_at(lower, w)) is not None
+        ]
+        for start, end, group in spans:
+            if any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans):
+                continue  # "苹果" inside "苹果手表": only the longer word is swapped
+            word = lower[start:end]
+            for other in group:
+                if other != word and len(other) >= 2:
+                    candidate = lower[:start] + other + lower[start + len(word) :]
+                    if candidate not in listed and candidate not in out:
+                        out.append(candidate)
+    return out
+
+
+def _latin_word_at(text: str, word: str) -> int | None:
+    """Where ``word`` occurs not inside a longer Latin word."""
+    found = re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", text)
+    return found.start() if found else None
+
+
+#: A constraint form counts as present when this share of its character bigrams is in
+#: the question (无线的 / wirelessly / 没拆封 still echo 无线 / wireless / 未拆封).
+ECHO_SHARE = 0.75
+
+
+def _bigrams(text: str) -> frozenset[str]:
+    return frozenset(text[i : i + 2] for i in range(len(text) - 1))
+
+
+class _ConstraintEcho:
+    """Which constraint values a question seems to name: a Chinese form by the share of
+    its character bigrams found (无线的, 没拆封 echo 无线, 未拆封), a Latin form by its
+    words; in both, only the part that is not attribute vocabulary counts ("ac charging"
+    is echoed by "ac", not by "charging"). Fuzzy where the rules read exact phrases, so a
+    value the rules did not take can be noticed."""
+
+    __slots__ = ("_forms",)
+
+    def __init__(self, forms: Iterable[tuple[str, str, str]], vocabulary: Iterable[str]) -> None:
+        common_words = {w for phrase in vocabulary for w in phrase.lower().split()}
+        common_grams = {g for phrase in vocabulary for g in _bigrams(_squeezed(phrase))}
+        by_key: dict[str, list[tuple[str, frozenset[str], bool]]] = {}
+        for key, value, form in forms:
+            lower = unicodedata.normalize("NFKC", form).lower()
+            if lower.isascii():
+                words = frozenset(w for w in re.findall(r"[a-z]+", lower) if w not in common_words)
+                if words and max(len(w) for w in words) >= 3:
+                    by_key.setdefault(key, []).append((value, words, True))
+            else:
+                # A form made only of attribute words (无线 in 无线充电) keeps them all.
+                grams = _bigrams(_squeezed(lower))
+                grams = (grams - common_grams) or grams
+                if grams:
+                    by_key.setdefault(key, []).append((value, grams, False))
+        self._forms = by_key
+
+    def values(self, text: str, key: str) -> frozenset[str]:
+        lower = unicodedata.normalize("NFKC", text).lower()
+        words = frozenset(re.findall(r"[a-z]+", lower))
+        grams = _bigrams(_squeezed(lower))
+        return frozenset(
+            value
+            for value, form, latin in self._forms.get(key, ())
+            if (form <= words if latin else len(form & grams) >= ECHO_SHARE * len(form))
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ReaderVerdict:
     product: str | None
@@ -207,18 +295,28 @@ class ReaderVerdict:
 class NgramReader:
     """Product and attribute classifiers trained on questions generated from the data."""
 
-    __slots__ = ("_attribute", "_family", "_product", "training_questions")
+    __slots__ = ("_attribute", "_echo", "_family", "_product", "training_questions")
 
     def __init__(
         self,
         products: Sequence[tuple[str, str, str, Sequence[str]]],
         attributes: Mapping[str, tuple[frozenset[str], Sequence[str]]],
         context_forms: Sequence[str] = (),
+        name_synonyms: Sequence[Sequence[str]] = (),
+        constraint_forms: Iterable[tuple[str, str, str]] = (),
     ) -> None:
         """``products``: (id, category, brand, names); ``attributes``: id → (categories, forms);
         ``context_forms``: constraint values and other words any question may carry,
-        spread over every attribute's examples so they decide none."""
-        self._product = _NameContainment([(p, names) for p, _, _, names in products])
+        spread over every attribute's examples so they decide none; ``name_synonyms``:
+        word groups (iphone / 苹果手机, macbook air / mba) that rebuild each catalog name
+        for the containment reader (苹果手机15 contains a name of the iPhone 15);
+        ``constraint_forms``: (key, value, surface form) for the constraint echo."""
+        self._echo = _ConstraintEcho(
+            constraint_forms, [f for _, forms in attributes.values() for f in forms]
+        )
+        self._product = _NameContainment(
+            [(p, (*names, *synonym_names(names, name_synonyms))) for p, _, _, names in products]
+        )
         self._family = {p: (category, brand) for p, category, brand, _ in products}
         attribute_examples: list[tuple[str, str]] = []
         contexts = ["", *context_forms]
@@ -250,6 +348,10 @@ class NgramReader:
         ranking = [c for c, _ in self._attribute.ranking(text)]
         return ranking.index(attribute) if attribute in ranking else len(ranking)
 
+    def echoed_values(self, text: str, key: str) -> frozenset[str]:
+        """The values of constraint ``key`` the question seems to name (fuzzy)."""
+        return self._echo.values(text, key)
+
     def read(
         self, text: str, product: str | None, attribute: str, *, family_only: bool = False
     ) -> ReaderVerdict:
@@ -259,9 +361,12 @@ class NgramReader:
         product the rules named through the grammar (大杯, S24U, 华为60) only on its family
         (category and brand), which is all a name-containment reader can see there.
         """
-        ranking = [c for c, _ in self._attribute.ranking(text)]
+        scored = self._attribute.ranking(text)
+        ranking = [c for c, _ in scored]
         best_attribute = ranking[0]
         attribute_agrees = attribute in ranking[:ATTRIBUTE_TOP]
+        if attribute_agrees:
+            attribute_agrees = scored[0][1] - dict(scored)[attribute] <= ATTRIBUTE_MARGIN
         if product is None:
             return ReaderVerdict(None, best_attribute, attribute_agrees)
         winners, _ = self._product.best(text)

@@ -56,7 +56,11 @@ class SpellingCorrector:
         name_words: Iterable[str] = (),
         common_words: Mapping[str, int] | None = None,
         english_words: Mapping[str, int] | None = None,
+        toneless_words: Iterable[str] = (),
     ) -> None:
+        """``toneless_words``: attribute words that also match without tones (包修 → 保修:
+        bao1 and bao3 are one key on a pinyin keyboard), as names do; a common word of
+        the general dictionary still stays, and two fits still leave the text alone."""
         cjk: set[str] = set()
         latin: set[str] = set()
         names: set[str] = set()
@@ -68,6 +72,12 @@ class SpellingCorrector:
             text = phrase.lower()
             names.update(r for r in _CJK_RUN.findall(text) if 2 <= len(r) <= _MAX_CJK)
             latin.update(_LATIN_WORD.findall(text))
+        also_toneless = {
+            r
+            for phrase in toneless_words
+            for r in _CJK_RUN.findall(phrase.lower())
+            if 2 <= len(r) <= _MAX_CJK
+        }
         self._readings: dict[tuple[str, bool], frozenset[str]] = {}
         self._cjk_words = frozenset(cjk | names)
         self._common = common_words or {}
@@ -79,11 +89,13 @@ class SpellingCorrector:
         by_first: dict[tuple[str, int], list[tuple[str, tuple[str, ...], bool]]] = {}
         for word in sorted(self._cjk_words):
             toneless = word in names
-            style = Style.NORMAL if toneless else Style.TONE3
-            syllables = tuple(lazy_pinyin(word, style=style, neutral_tone_with_five=True))
-            if len(syllables) == len(word):
-                entry = (word, syllables, toneless)
-                by_first.setdefault((syllables[0], len(word)), []).append(entry)
+            ways = (toneless, True) if word in also_toneless else (toneless,)
+            for way in dict.fromkeys(ways):
+                style = Style.NORMAL if way else Style.TONE3
+                syllables = tuple(lazy_pinyin(word, style=style, neutral_tone_with_five=True))
+                if len(syllables) == len(word):
+                    entry = (word, syllables, way)
+                    by_first.setdefault((syllables[0], len(word)), []).append(entry)
         self._by_first = {k: tuple(v) for k, v in by_first.items()}
         self._latin_words = frozenset(latin)
         self._latin_targets = tuple(sorted(w for w in latin if len(w) >= _MIN_LATIN))
@@ -135,10 +147,29 @@ class SpellingCorrector:
                 if name is toneless and self._sounds_like(window, word, syllables, toneless)
             }
             if len(fits) == 1:
-                return 0, fits.pop()
+                fit = fits.pop()
+                changed = [index + i for i, ch in enumerate(fit) if chars[index + i] != ch]
+                if self._word_overlaps(chars, index, length, changed):
+                    return 0, None  # 有现货: 现货 is a word as typed, 有线 only repaired
+                return 0, fit
             if len(fits) > 1:
                 return 0, None  # two readings compete: leave the text alone
         return 0, None
+
+    def _word_overlaps(self, chars: list[str], index: int, length: int, changed: list[int]) -> bool:
+        """Whether a vocabulary word, as typed, starts inside the window, runs past it
+        and contains a character the repair would change: then the text already has a
+        reading, and the repair would only compete with it."""
+        for start in range(index + 1, index + length):
+            for size in range(2, min(_MAX_CJK, len(chars) - start) + 1):
+                end = start + size
+                if (
+                    end > index + length
+                    and any(start <= c < end for c in changed)
+                    and "".join(chars[start:end]) in self._cjk_words
+                ):
+                    return True
+        return False
 
     def _sounds_like(
         self, window: str, word: str, syllables: tuple[str, ...], toneless: bool

@@ -61,7 +61,14 @@ def run_semantic_eval(
     # What the second (n-gram) reader buys and costs: the same replay without it.
     report["without_second_reader"] = {
         k: rules_only[k]
-        for k in ("hit_rate", "false_hit_rate", "bypass_leaks", "coverage", "false_hits")
+        for k in (
+            "hit_rate",
+            "false_hit_rate",
+            "bypass_leaks",
+            "coverage",
+            "false_hits",
+            "per_question",
+        )
     }
     report["length_scaling"] = length_scaling(extractor.decide)
     report["targets"] = meets_targets(report)

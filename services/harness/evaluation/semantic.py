@@ -10,6 +10,12 @@ leak). Scores are averaged over the shuffles:
 * ``bypass_leaks``: bypass-labelled questions served from or stored into the cache;
 * ``coverage``: cacheable questions that got a fingerprint.
 
+Besides the replay, ``per_question`` scores every decision on its own (meaningful also on
+sets where most classes occur once): of the cacheable questions, the share with exactly
+the labelled fingerprint (``right``), with none (``none``: no fingerprint or a bypass) and
+with another class's (``wrong``: it would plant an answer under another class's key); of
+the bypass questions, those that got a fingerprint (``leaked``).
+
 Decisions are computed once per question (the extractor is deterministic), so a shuffle
 replay is only dictionary work.
 """
@@ -292,10 +298,44 @@ def evaluate_extractor(
         by_intent[intent]["fingerprint_equals_label"] = cid_exact
     return {
         **overall,
+        "per_question": per_question(queries, decisions),
         "by_intent": by_intent,
         "by_lang": by_lang,
         "worst_errors": _worst(queries, events, [describe(d) for d in decisions], shuffles),
         "latency_ms": _latency(timings),
+    }
+
+
+def per_question(
+    queries: Sequence[LabelledQuery], decisions: Sequence[SemanticDecision]
+) -> dict[str, float | int]:
+    """Each decision scored on its own, without a replay (see the module docstring)."""
+    right = wrong = no_fingerprint = bypassed = leaked = bypass_questions = 0
+    for query, decision in zip(queries, decisions, strict=True):
+        fingerprinted = isinstance(decision, Fingerprint)
+        if not query.cacheable:
+            bypass_questions += 1
+            leaked += int(fingerprinted)
+        elif isinstance(decision, Fingerprint):
+            if decision.cid == query.cid:
+                right += 1
+            else:
+                wrong += 1
+        elif isinstance(decision, Bypass):
+            bypassed += 1
+        else:
+            no_fingerprint += 1
+    cacheable = right + wrong + no_fingerprint + bypassed
+    return {
+        "cacheable": cacheable,
+        "right": _ratio(right, cacheable),
+        "none": _ratio(no_fingerprint + bypassed, cacheable),
+        "wrong": _ratio(wrong, cacheable),
+        "wrong_count": wrong,
+        "none_bypassed": _ratio(bypassed, cacheable),
+        "bypass_questions": bypass_questions,
+        "leaked": _ratio(leaked, bypass_questions),
+        "leaked_count": leaked,
     }
 
 

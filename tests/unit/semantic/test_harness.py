@@ -127,3 +127,30 @@ def test_beats_the_char_ngram_baseline(extractor: SemanticExtractor) -> None:
     baseline = embedding_baseline(queries, "char-ngram", seed=0, thresholds=(0.8, 0.9, 0.98))
     comparison = compare_with_baseline(ours, baseline)
     assert comparison["comparable"] and comparison["beats_baseline_at_all_of_them"]
+
+
+def test_per_question_scores_each_decision_on_its_own() -> None:
+    from services.core.semantic.fingerprint import Bypass
+    from services.harness.evaluation.semantic import per_question
+
+    queries = [
+        LabelledQuery("r", "r", "en", "query_spec", True, "iphone_15|price|"),
+        LabelledQuery("w", "w", "en", "query_spec", True, "iphone_15|weight|"),
+        LabelledQuery("n", "n", "en", "query_spec", True, "iphone_15|price|"),
+        LabelledQuery("b", "b", "en", "query_spec", True, "iphone_15|price|"),
+        LabelledQuery("l", "l", "en", "personal", False, None),
+    ]
+    price = Fingerprint(product="iphone_15", attribute="price", intent="query_spec", constraints=())
+    decisions: list[SemanticDecision] = [
+        price,
+        price,  # wrong: plants a price answer for a weight question
+        NoFingerprint("no attribute found"),
+        Bypass("predict", "future"),
+        price,  # a leak
+    ]
+    scores = per_question(queries, decisions)
+    assert scores["cacheable"] == 4
+    assert scores["right"] == 0.25
+    assert scores["wrong"] == 0.25 and scores["wrong_count"] == 1
+    assert scores["none"] == 0.5 and scores["none_bypassed"] == 0.25
+    assert scores["bypass_questions"] == 1 and scores["leaked_count"] == 1
