@@ -7,7 +7,8 @@ Per chat completion (docs/gateway.md has the full flow):
    language, derive the tenant-salted request key; several choices, non-text turns or
    an overlong question are *bypassed*: forwarded as they came, never stored
    (``admission.admit_request``);
-2. request layer: pointer → product, then one Lua lookup (2 Redis round trips);
+2. request layer: one Lua lookup that follows the request pointer to its entry (one
+   Redis round trip; two on Redis Cluster, where pointer and entry are in other slots);
 3. fingerprint (the semantic extractor, on the redacted text): a bypass intent is sent
    upstream grounded with the facts of the products it names, never stored; a general
    request (no fingerprint, no product) goes through the request layer when
@@ -46,8 +47,8 @@ from services.core.answers import (
     AnswerFormatError,
     CachedAnswer,
     StreamAssembly,
+    StreamReplay,
     decode_answer,
-    replay_stream,
 )
 from services.core.cache_control import CacheControls
 from services.core.canonical_question import semantic_key_material, subject_name
@@ -77,10 +78,10 @@ from services.core.redacted_text import for_extractor, for_upstream
 from services.core.redaction import PiiKind, Redaction
 from services.core.request_key import canonical_request, salted_digest
 from services.core.response_identity import (
+    completion_id,
     conform_completion,
     identified,
     stable_etag,
-    with_fresh_identity,
 )
 from services.core.semantic.fingerprint import Bypass, Fingerprint, SemanticDecision
 from services.core.tags import answer_tags, general_product, general_tags
@@ -94,7 +95,7 @@ from services.gateway.cost_booking import CostBooking
 from services.gateway.costs import CostLedger
 from services.gateway.errors import BreakerOpen, RateLimited
 from services.gateway.fills import AnswerFiller
-from services.gateway.memo import DigestMemo
+from services.gateway.memo import DigestMemo, HitMemo, PreparedHit
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.ports import (
     AnswerStore,
@@ -160,6 +161,7 @@ class GatewayService:
     def __post_init__(self) -> None:
         self._redactions: DigestMemo[Redaction] = DigestMemo(self.memo_entries)
         self._decisions: DigestMemo[SemanticDecision] = DigestMemo(self.memo_entries)
+        self._prepared = HitMemo(self.memo_entries)
         self._flights = SingleFlights(
             self.store,
             self.leases,
@@ -265,13 +267,13 @@ class GatewayService:
         elif not controls.no_cache and call.store_ok:
             call.looked_up.append(CostLayer.REQUEST)
             try:
-                found: CachedAnswer | LookupStatus = await self._lookup_request(digest)
+                found: PreparedHit | LookupStatus = await self._lookup_request(digest)
             except StoreUnavailable:
                 self._store_failed(call, "request_lookup")
                 found = LookupStatus.MISS
-            if isinstance(found, CachedAnswer):
-                if controls.accepts_age(found.age(self.clock())):
-                    return self._hit(call, found, Layer.REQUEST, digest)
+            if isinstance(found, PreparedHit):
+                if controls.accepts_age(found.answer.age(self.clock())):
+                    return self._hit(call, found, Layer.REQUEST)
             elif found is LookupStatus.STALE:
                 stale = Layer.REQUEST
 
@@ -291,10 +293,10 @@ class GatewayService:
             except StoreUnavailable:
                 self._store_failed(call, "semantic_lookup")
                 lookup = Lookup(LookupStatus.MISS)
-            answer = self._found(Layer.SEMANTIC, lookup)
-            if answer is not None and controls.accepts_age(answer.age(self.clock())):
-                self._promote(call, keys, answer)
-                return self._hit(call, answer, Layer.SEMANTIC, keys.semantic)
+            hit = self._found(Layer.SEMANTIC, keys.semantic, lookup)
+            if hit is not None and controls.accepts_age(hit.answer.age(self.clock())):
+                self._promote(call, keys, hit.answer)
+                return self._hit(call, hit, Layer.SEMANTIC)
             if lookup.status is LookupStatus.STALE and stale is None:
                 stale = Layer.SEMANTIC
         if not call.store_ok:
@@ -371,7 +373,7 @@ class GatewayService:
     def _extract(self, text: str) -> SemanticDecision:
         return self.extractor.decide(for_extractor(text))
 
-    def _found(self, layer: Layer, lookup: Lookup) -> CachedAnswer | None:
+    def _found(self, layer: Layer, digest: str, lookup: Lookup) -> PreparedHit | None:
         if lookup.status is LookupStatus.STALE:
             self.metrics.stale_lookups.labels(LAYER_NAMES[layer]).inc()
             self.metrics.lookups.labels(LAYER_NAMES[layer], "stale").inc()
@@ -380,19 +382,36 @@ class GatewayService:
             self._miss_lookups[layer].inc()
             return None
         try:
-            return decode_answer(lookup.body)
+            return self._prepare(layer, digest, lookup.body)
         except AnswerFormatError:
             self._miss_lookups[layer].inc()
             return None
 
-    async def _lookup_request(self, digest: str) -> CachedAnswer | LookupStatus:
-        product = await self.pointers.product_of(digest)
-        if product is None:
-            self._miss_lookups[Layer.REQUEST].inc()
-            return LookupStatus.MISS
-        lookup = await self.store.lookup(product, Layer.REQUEST, digest)
-        answer = self._found(Layer.REQUEST, lookup)
-        return answer if answer is not None else lookup.status
+    def _prepare(self, layer: Layer, digest: str, entry: bytes) -> PreparedHit:
+        """A stored answer ready to serve: what every serving of it shares (decoded
+        metadata, headers, SSE replay) is computed once per entry and reused while Redis
+        returns the same bytes. Formatting only: the lookup decided it may be served."""
+
+        def prepare(body: bytes) -> PreparedHit:
+            answer = decode_answer(body)
+            meta = answer.meta
+            headers = {
+                "x-cache": CacheStatus(CacheState.HIT, layer).header(),
+                "x-cache-key": f"{layer.value}:{meta.product}:{digest}",
+                "etag": meta.etag,
+                "surrogate-key": meta.surrogate_key,
+                ORIGIN_HEADER: meta.origin,
+            }
+            replay = StreamReplay.of(orjson.loads(answer.response), meta.chunks)
+            return PreparedHit(body, answer, headers, replay)
+
+        return self._prepared.get(f"{layer.value}:{digest}", entry, prepare)
+
+    async def _lookup_request(self, digest: str) -> PreparedHit | LookupStatus:
+        # pointer → entry: one round trip on a single-node Redis, two on a cluster
+        lookup = await self.store.lookup_request(digest)
+        hit = self._found(Layer.REQUEST, digest, lookup)
+        return hit if hit is not None else lookup.status
 
     def _keys(
         self, call: ChatCall, question: Question, fingerprint: Fingerprint, switches: SwitchState
@@ -428,35 +447,31 @@ class GatewayService:
 
     # -- replies --------------------------------------------------------------------
 
-    def _hit(self, call: ChatCall, answer: CachedAnswer, layer: Layer, digest: str) -> ChatReply:
+    def _hit(self, call: ChatCall, hit: PreparedHit, layer: Layer) -> ChatReply:
         responses, lookups = self._hit_counters[layer]
         responses.inc()
         lookups.inc()
+        meta = hit.answer.meta
         self._booking.hit(
-            call.request.model, CostLayer(LAYER_NAMES[layer]), answer.meta, len(call.looked_up)
+            call.request.model, CostLayer(LAYER_NAMES[layer]), meta, len(call.looked_up)
         )
-        status = CacheStatus(CacheState.HIT, layer)
-        headers = {
-            "x-cache": status.header(),
-            "x-cache-key": f"{layer.value}:{answer.meta.product}:{digest}",
-            "age": str(answer.age(self.clock())),
-            "etag": answer.meta.etag,
-            "surrogate-key": answer.meta.surrogate_key,
-            ORIGIN_HEADER: answer.meta.origin,
-        }
-        if answer.meta.cid:
+        now = self.clock()
+        headers = dict(hit.headers)
+        headers["age"] = str(hit.answer.age(now))
+        if meta.cid:
             headers[SAMPLING_HEADER] = call.answers.sampling_header()
         else:
             self.metrics.general_answers.labels("hit").inc()
         # One stored answer, many responses: each gets its own id and created.
-        created = int(self.clock())
+        created = int(now)
+        status = _HIT_STATUS[layer]
         if call.request.stream:
-            response = with_fresh_identity(orjson.loads(answer.response), created)
-            events = replay_stream(
-                response, answer.meta.chunks, include_usage=call.request.include_usage
+            events = hit.replay.events(
+                completion_id(), created, include_usage=call.request.include_usage
             )
-            return ChatReply(status, headers, events=events)
-        return ChatReply(status, headers, body=identified(answer.response, created))
+            # one write: a replay has nothing to wait for between its events
+            return ChatReply(status, headers, events=(b"".join(events),))
+        return ChatReply(status, headers, body=identified(hit.answer.response, created))
 
     def _promote(self, call: ChatCall, keys: AnswerKeys, answer: CachedAnswer) -> None:
         """Copy a semantic answer into the request layer (guarded by its own snapshot)."""
@@ -598,12 +613,12 @@ class GatewayService:
         return reply
 
     def _coalesced(self, call: ChatCall, keys: AnswerKeys, layer: Layer, body: bytes) -> ChatReply:
-        answer = decode_answer(body)
-        if layer is Layer.SEMANTIC:
-            self._promote(call, keys, answer)
         digest = keys.digest(layer)
         assert digest is not None
-        return self._hit(call, answer, layer, digest)
+        hit = self._prepare(layer, digest, body)
+        if layer is Layer.SEMANTIC:
+            self._promote(call, keys, hit.answer)
+        return self._hit(call, hit, layer)
 
     async def _admit(self, call: ChatCall, key: str) -> None:
         """The fill breaker, then the token bucket; both fail open without Redis.
@@ -821,6 +836,9 @@ class GatewayService:
 
     async def aclose(self) -> None:
         await self._filler.aclose()
+
+
+_HIT_STATUS = {layer: CacheStatus(CacheState.HIT, layer) for layer in Layer}
 
 
 def _named_products(policy: GatewayPolicy, question: Question) -> tuple[str, ...]:

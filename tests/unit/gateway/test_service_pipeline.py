@@ -68,6 +68,8 @@ class FakeStore:
     entries: dict[tuple[Layer, str], Entry] = field(default_factory=dict)
     down: bool = False
     fills: int = 0
+    #: The request pointers the request-layer lookup follows (the Rig's).
+    pointers: FakePointers | None = None
 
     def bump(self, product: str) -> None:
         for key in list(self.generations):
@@ -95,6 +97,12 @@ class FakeStore:
             del self.entries[(layer, digest)]
             return Lookup(LookupStatus.STALE)
         return Lookup(LookupStatus.HIT, entry.body)
+
+    async def lookup_request(self, digest: str) -> Lookup:
+        self._check()
+        if self.pointers is None or digest not in self.pointers.products:
+            return Lookup(LookupStatus.MISS)
+        return await self.lookup(self.pointers.products[digest], Layer.REQUEST, digest)
 
     async def fill(
         self, layer: Layer, digest: str, snapshot: Snapshot, body: bytes, ttl_ms: int
@@ -279,6 +287,9 @@ class Rig:
     offload_chars: int = 256
     offload_body_bytes: int = 64 * 1024
     tenant_answers: dict[str, AnswerPolicy] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.store.pointers = self.pointers
 
     def service(self) -> GatewayService:
         sop = sop_catalog_from_dict(
@@ -549,7 +560,10 @@ async def test_a_redis_outage_fails_open_to_the_model() -> None:
     reply = await ask(rig.service(), "iPhone 15 battery life?")
     assert reply.headers["x-cache"] == "BYPASS; reason=store_unavailable"
     assert reply.body is not None and len(rig.upstream.payloads) == 1
-    assert rig.counter("cachecoh_gateway_store_errors_total", operation="semantic_lookup") == 1
+    # the request-layer lookup (pointer and entry in one call) meets the outage first;
+    # the rest of the request skips Redis
+    assert rig.counter("cachecoh_gateway_store_errors_total", operation="request_lookup") == 1
+    assert rig.counter("cachecoh_gateway_store_errors_total", operation="semantic_lookup") == 0
 
 
 async def test_concurrent_misses_of_one_key_make_one_upstream_call() -> None:
