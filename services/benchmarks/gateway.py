@@ -81,6 +81,8 @@ class GatewayBenchConfig:
     gateway_src: Path | None = None
     #: Where py-spy flame graphs of the concurrent hit phases go; None: not profiled.
     profile_dir: Path | None = None
+    #: Seconds of a ``wrk`` cross-check of request-layer hits (0: none).
+    wrk_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,18 @@ class MissResult:
     client_p50_ms: float
 
 
+@dataclass(frozen=True, slots=True)
+class WrkResult:
+    connections: int
+    seconds: int
+    req_per_s: float
+    p50_ms: float
+    p99_ms: float
+    non_2xx: int
+    cpu_ms_per_request: float
+    load_average_1m: float
+
+
 @dataclass
 class GatewayBenchReport:
     config: dict[str, Any]
@@ -116,6 +130,8 @@ class GatewayBenchReport:
     streamed: dict[str, PhaseResult] = field(default_factory=dict)
     semantic_layer: dict[str, PhaseResult] = field(default_factory=dict)
     miss_path: MissResult | None = None
+    #: ``wrk`` against the same warmed request-layer hits (``wrk_seconds`` > 0).
+    wrk: dict[str, WrkResult] = field(default_factory=dict)
     targets: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -125,6 +141,7 @@ class GatewayBenchReport:
             "streamed": {k: asdict(v) for k, v in self.streamed.items()},
             "semantic_layer": {k: asdict(v) for k, v in self.semantic_layer.items()},
             "miss_path": asdict(self.miss_path) if self.miss_path else None,
+            "wrk": {k: asdict(v) for k, v in self.wrk.items()},
             "targets": self.targets,
         }
 
@@ -255,6 +272,87 @@ async def _run_phase(
         max_ms=round(latencies[-1] * 1000, 3),
         unexpected=unexpected,
         cpu_ms_per_request=round(cpu * 1000 / requests, 4),
+        load_average_1m=round(load, 2),
+    )
+
+
+_WRK_SCRIPT = """
+local bodies = {%s}
+local requests = {}
+local i = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer %s"
+init = function(args)
+  for n, body in ipairs(bodies) do requests[n] = wrk.format(nil, nil, nil, body) end
+end
+request = function()
+  i = i %% #requests + 1
+  return requests[i]
+end
+"""
+
+
+def _wrk_duration_ms(text: str) -> float:
+    units = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
+    for unit in ("us", "ms", "s", "m"):
+        if text.endswith(unit) and text[: -len(unit)].replace(".", "", 1).isdigit():
+            return float(text[: -len(unit)]) * units[unit]
+    raise ValueError(f"not a wrk duration: {text!r}")
+
+
+async def _wrk_phase(
+    url: str,
+    questions: Sequence[str],
+    *,
+    connections: int,
+    seconds: int,
+    gateways: Gateways,
+    script_dir: Path,
+) -> WrkResult:
+    """``wrk`` (one thread: the machine has two cores) posting the warmed questions."""
+    bodies = ", ".join("[==[" + _body(q).decode() + "]==]" for q in questions)
+    script = script_dir / "hits.lua"
+    script.write_text(_WRK_SCRIPT % (bodies, API_KEY), "utf-8")
+    load = os.getloadavg()[0]
+    cpu_before = gateways.cpu_seconds()
+    process = await asyncio.create_subprocess_exec(
+        "wrk",
+        "-t1",
+        f"-c{connections}",
+        f"-d{seconds}s",
+        "--latency",
+        "-s",
+        str(script),
+        f"{url}/v1/chat/completions",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await process.communicate()
+    cpu = gateways.cpu_seconds() - cpu_before
+    text = out.decode()
+    numbers: dict[str, str] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] in ("50%", "99%"):
+            numbers[parts[0]] = parts[1]
+        elif line.startswith("Requests/sec:"):
+            numbers["rps"] = parts[1]
+        elif "requests in" in line:
+            numbers["total"] = parts[0]
+        elif line.strip().startswith("Non-2xx"):
+            numbers["non_2xx"] = parts[-1]
+    if "rps" not in numbers:
+        raise RuntimeError(f"wrk failed: {text}")
+    total = max(1, int(numbers.get("total", "1")))
+    return WrkResult(
+        connections=connections,
+        seconds=seconds,
+        req_per_s=float(numbers["rps"]),
+        p50_ms=round(_wrk_duration_ms(numbers["50%"]), 3),
+        p99_ms=round(_wrk_duration_ms(numbers["99%"]), 3),
+        non_2xx=int(numbers.get("non_2xx", "0")),
+        cpu_ms_per_request=round(cpu * 1000 / total, 4),
         load_average_1m=round(load, 2),
     )
 
@@ -408,6 +506,17 @@ async def _measure(
             request_hit = "HIT; layer=request"
             await hits(warm_bodies, request_hit, report.request_layer, "request", 2000)
             await hits(streamed_bodies, request_hit, report.streamed, "streamed", 2000)
+            if config.wrk_seconds > 0:
+                with tempfile.TemporaryDirectory(prefix="cachecoh-wrk-") as scripts:
+                    for connections in (config.concurrency, 1):
+                        report.wrk[f"c{connections}"] = await _wrk_phase(
+                            url,
+                            warm,
+                            connections=connections,
+                            seconds=config.wrk_seconds,
+                            gateways=gateways,
+                            script_dir=Path(scripts),
+                        )
             async with httpx.AsyncClient() as admin:
                 switched = await admin.put(
                     f"{url}/admin/kill-switches/request",
@@ -550,6 +659,12 @@ def render_text(report: GatewayBenchReport) -> str:
                 f"{phase.p99_ms:>8.3f} {phase.cpu_ms_per_request:>11.4f} "
                 f"{phase.load_average_1m:>5.2f} {phase.unexpected:>10}"
             )
+    for wrk in report.wrk.values():
+        lines.append(
+            f"{'wrk':<10} {wrk.connections:>7} {wrk.req_per_s:>9.1f} {wrk.p50_ms:>8.3f} "
+            f"{wrk.p99_ms:>8.3f} {wrk.cpu_ms_per_request:>11.4f} "
+            f"{wrk.load_average_1m:>5.2f} {wrk.non_2xx:>10}"
+        )
     if report.miss_path:
         m = report.miss_path
         lines.append(

@@ -95,6 +95,9 @@ def gateway(
         Path | None,
         typer.Option(help="Write py-spy flame graphs of the concurrent hit phases here."),
     ] = None,
+    wrk_seconds: int = typer.Option(
+        0, min=0, help="Cross-check request-layer hits with wrk for this many seconds."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Gateway hit-path throughput and latency (request and semantic layers), miss overhead."""
@@ -110,6 +113,7 @@ def gateway(
             workers=workers,
             gateway_src=gateway_src,
             profile_dir=profile_dir,
+            wrk_seconds=wrk_seconds,
         )
     )
     typer.echo(report.to_json() if json_output else render_text(report))

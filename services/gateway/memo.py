@@ -78,3 +78,54 @@ class HitMemo:
             if len(self._entries) > self._size:
                 self._entries.popitem(last=False)
         return prepared
+
+
+@dataclass(frozen=True, slots=True)
+class KnownRequest:
+    """What keying a request body produced, kept so the same bytes are not parsed,
+    validated, redacted and keyed again: the request digest and what a hit reply needs.
+    Only requests that were admitted to the request layer are recorded. No text: the
+    model name and flags only (finding kinds, never values)."""
+
+    digest: str
+    model: str
+    stream: bool
+    include_usage: bool
+    findings: tuple[str, ...]
+
+
+class KnownRequests:
+    """Request bodies already keyed, by a keyed BLAKE2b of (tenant, namespace, language,
+    body bytes): byte-identical requests in one key space derive the same request
+    digest, so the second one goes straight to the request-layer lookup (which still
+    decides, in Redis, whether anything is served)."""
+
+    __slots__ = ("_entries", "_key", "_size")
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._key = secrets.token_bytes(16)
+        self._entries: OrderedDict[bytes, KnownRequest] = OrderedDict()
+
+    def fingerprint(self, tenant: str, namespace: str, language: str | None, raw: bytes) -> bytes:
+        h = hashlib.blake2b(key=self._key, digest_size=16)
+        for part in (tenant, namespace, language or ""):
+            encoded = part.encode()
+            h.update(len(encoded).to_bytes(4, "big"))
+            h.update(encoded)
+        h.update(raw)
+        return h.digest()
+
+    def get(self, fingerprint: bytes) -> KnownRequest | None:
+        found = self._entries.get(fingerprint)
+        if found is not None:
+            self._entries.move_to_end(fingerprint)
+        return found
+
+    def put(self, fingerprint: bytes, known: KnownRequest) -> None:
+        if self._size <= 0:
+            return
+        self._entries[fingerprint] = known
+        self._entries.move_to_end(fingerprint)
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)

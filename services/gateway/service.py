@@ -95,7 +95,7 @@ from services.gateway.cost_booking import CostBooking
 from services.gateway.costs import CostLedger
 from services.gateway.errors import BreakerOpen, RateLimited
 from services.gateway.fills import AnswerFiller
-from services.gateway.memo import DigestMemo, HitMemo, PreparedHit
+from services.gateway.memo import DigestMemo, HitMemo, KnownRequest, KnownRequests, PreparedHit
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.ports import (
     AnswerStore,
@@ -117,6 +117,7 @@ from services.gateway.upstream import UpstreamAnswer, UpstreamError
 from services.gateway.values import (
     LAYER_NAMES,
     AnswerKeys,
+    AnswerPolicy,
     CacheState,
     CacheStatus,
     ChatCall,
@@ -162,6 +163,7 @@ class GatewayService:
         self._redactions: DigestMemo[Redaction] = DigestMemo(self.memo_entries)
         self._decisions: DigestMemo[SemanticDecision] = DigestMemo(self.memo_entries)
         self._prepared = HitMemo(self.memo_entries)
+        self._known = KnownRequests(self.memo_entries)
         self._flights = SingleFlights(
             self.store,
             self.leases,
@@ -197,6 +199,32 @@ class GatewayService:
     ) -> ChatReply:
         started = time.perf_counter()
         policy = self.policy
+        known_as: bytes | None = None
+        prior: PreparedHit | LookupStatus | None = None
+        if (
+            self.switches.state.request
+            and not controls.no_cache
+            and len(raw) <= policy.offload_body_bytes
+            and time.monotonic() >= self._store_down_until
+        ):
+            # The same bytes in the same key space were keyed before: straight to the
+            # request-layer lookup (Redis still decides whether anything is served).
+            known_as = self._known.fingerprint(tenant, controls.namespace, controls.language, raw)
+            known = self._known.get(known_as)
+            if known is not None:
+                prior = await self._known_lookup(known)
+                if isinstance(prior, PreparedHit) and controls.accepts_age(
+                    prior.answer.age(self.clock())
+                ):
+                    return self._hit_reply(
+                        prior,
+                        Layer.REQUEST,
+                        model=known.model,
+                        stream=known.stream,
+                        include_usage=known.include_usage,
+                        answers=policy.answers_for(tenant),
+                        lookups=1,
+                    )
         if len(raw) > policy.offload_body_bytes:
             self.metrics.offloaded.labels("parsing").inc()
             body, request = await asyncio.to_thread(self._parse, raw)
@@ -259,6 +287,12 @@ class GatewayService:
         )
         if refused is not None or question is None:
             return await self._bypass(call, refused or BypassReason.UNSUPPORTED_MESSAGES)
+        if known_as is not None:
+            kinds = tuple(kind.value for kind in findings)
+            self._known.put(
+                known_as,
+                KnownRequest(digest, request.model, request.stream, request.include_usage, kinds),
+            )
 
         switches = self.switches.state
         stale: Layer | None = None
@@ -266,11 +300,15 @@ class GatewayService:
             self.metrics.bypass_reasons.labels("request", "kill_switch").inc()
         elif not controls.no_cache and call.store_ok:
             call.looked_up.append(CostLayer.REQUEST)
-            try:
-                found: PreparedHit | LookupStatus = await self._lookup_request(digest)
-            except StoreUnavailable:
-                self._store_failed(call, "request_lookup")
-                found = LookupStatus.MISS
+            found: PreparedHit | LookupStatus
+            if prior is not None:  # looked up (and counted) above
+                found = prior
+            else:
+                try:
+                    found = await self._lookup_request(digest)
+                except StoreUnavailable:
+                    self._store_failed(call, "request_lookup")
+                    found = LookupStatus.MISS
             if isinstance(found, PreparedHit):
                 if controls.accepts_age(found.answer.age(self.clock())):
                     return self._hit(call, found, Layer.REQUEST)
@@ -407,6 +445,17 @@ class GatewayService:
 
         return self._prepared.get(f"{layer.value}:{digest}", entry, prepare)
 
+    async def _known_lookup(self, known: KnownRequest) -> PreparedHit | LookupStatus | None:
+        """The request-layer lookup of a known request (None: Redis failed, counted;
+        the request then fails open like any other)."""
+        for kind in known.findings:
+            self.metrics.pii_redactions.labels(kind).inc()
+        try:
+            return await self._lookup_request(known.digest)
+        except StoreUnavailable:
+            self._store_down("request_lookup")
+            return None
+
     async def _lookup_request(self, digest: str) -> PreparedHit | LookupStatus:
         # pointer → entry: one round trip on a single-node Redis, two on a cluster
         lookup = await self.store.lookup_request(digest)
@@ -448,27 +497,44 @@ class GatewayService:
     # -- replies --------------------------------------------------------------------
 
     def _hit(self, call: ChatCall, hit: PreparedHit, layer: Layer) -> ChatReply:
-        responses, lookups = self._hit_counters[layer]
-        responses.inc()
-        lookups.inc()
-        meta = hit.answer.meta
-        self._booking.hit(
-            call.request.model, CostLayer(LAYER_NAMES[layer]), meta, len(call.looked_up)
+        return self._hit_reply(
+            hit,
+            layer,
+            model=call.request.model,
+            stream=call.request.stream,
+            include_usage=call.request.include_usage,
+            answers=call.answers,
+            lookups=len(call.looked_up),
         )
+
+    def _hit_reply(
+        self,
+        hit: PreparedHit,
+        layer: Layer,
+        *,
+        model: str,
+        stream: bool,
+        include_usage: bool,
+        answers: AnswerPolicy,
+        lookups: int,
+    ) -> ChatReply:
+        responses, looked_up = self._hit_counters[layer]
+        responses.inc()
+        looked_up.inc()
+        meta = hit.answer.meta
+        self._booking.hit(model, CostLayer(LAYER_NAMES[layer]), meta, lookups)
         now = self.clock()
         headers = dict(hit.headers)
         headers["age"] = str(hit.answer.age(now))
         if meta.cid:
-            headers[SAMPLING_HEADER] = call.answers.sampling_header()
+            headers[SAMPLING_HEADER] = answers.sampling_header()
         else:
             self.metrics.general_answers.labels("hit").inc()
         # One stored answer, many responses: each gets its own id and created.
         created = int(now)
         status = _HIT_STATUS[layer]
-        if call.request.stream:
-            events = hit.replay.events(
-                completion_id(), created, include_usage=call.request.include_usage
-            )
+        if stream:
+            events = hit.replay.events(completion_id(), created, include_usage=include_usage)
             # one write: a replay has nothing to wait for between its events
             return ChatReply(status, headers, events=(b"".join(events),))
         return ChatReply(status, headers, body=identified(hit.answer.response, created))
@@ -483,8 +549,11 @@ class GatewayService:
     def _store_failed(self, call: ChatCall, operation: str) -> None:
         """Count a Redis failure and fail open: this request, and for a short back-off
         every request, skips Redis instead of waiting for it."""
-        self.metrics.store_errors.labels(operation).inc()
         call.store_ok = False
+        self._store_down(operation)
+
+    def _store_down(self, operation: str) -> None:
+        self.metrics.store_errors.labels(operation).inc()
         now = time.monotonic()
         if now >= self._store_down_until:
             log.warning(

@@ -33,6 +33,7 @@ from services.core.semantic.fingerprint import (
     NoFingerprint,
     SemanticDecision,
 )
+from services.core.tags import general_product
 from services.gateway.admission import BypassReason
 from services.gateway.bootstrap import load_vocabulary
 from services.gateway.errors import BreakerOpen, RateLimited
@@ -364,6 +365,30 @@ async def test_a_miss_fills_both_layers_and_a_paraphrase_hits_the_semantic_layer
     promoted = await ask(service, "how long does the iPhone 15 battery last?")
     assert promoted.headers["x-cache"] == "HIT; layer=request"
     assert len(rig.upstream.payloads) == 1
+
+
+async def test_a_known_request_goes_straight_to_the_lookup_and_redis_still_decides() -> None:
+    rig = Rig()
+    service = rig.service()
+    question = "my phone is 13812345678, how do I reset my password?"
+    assert (await ask(service, question)).headers["x-cache"] == "MISS"
+    hit = await ask(service, question)  # the same bytes: keyed before, not parsed again
+    assert hit.headers["x-cache"] == "HIT; layer=request"
+    assert rig.counter("cachecoh_gateway_pii_redactions_total", kind="cn_mobile") == 2
+    streamed = await service.chat(TENANT, body(question, stream=True), NO_CONTROLS)
+    assert streamed.headers["x-cache"] == "HIT; layer=request" and streamed.events is not None
+    events = b"".join(streamed.events)  # type: ignore[arg-type]
+    assert events.startswith(b'data: {"id":"chatcmpl-') and events.endswith(b"data: [DONE]\n\n")
+    # an invalidation after the request was known: the lookup finds the entry stale
+    rig.store.bump(general_product(TENANT))
+    after = await ask(service, question)
+    assert after.headers["x-cache"] == "STALE; layer=request"
+    assert len(rig.upstream.payloads) == 2
+    # another namespace is another key space: keyed afresh, its own miss
+    other = await service.chat(
+        TENANT, body(question), parse_cache_controls(None, None, "ns2", min_ttl_s=1, max_ttl_s=99)
+    )
+    assert other.headers["x-cache"] == "MISS"
 
 
 async def test_the_miss_prompt_is_canonical_and_salted_for_the_tenant() -> None:
