@@ -92,6 +92,8 @@ class KnownRequest:
     stream: bool
     include_usage: bool
     findings: tuple[str, ...]
+    #: (product, semantic digest) once the full path derived them.
+    semantic: tuple[str, str] | None = None
 
 
 class KnownRequests:

@@ -36,7 +36,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -199,32 +199,10 @@ class GatewayService:
     ) -> ChatReply:
         started = time.perf_counter()
         policy = self.policy
-        known_as: bytes | None = None
-        prior: PreparedHit | LookupStatus | None = None
-        if (
-            self.switches.state.request
-            and not controls.no_cache
-            and len(raw) <= policy.offload_body_bytes
-            and time.monotonic() >= self._store_down_until
-        ):
-            # The same bytes in the same key space were keyed before: straight to the
-            # request-layer lookup (Redis still decides whether anything is served).
-            known_as = self._known.fingerprint(tenant, controls.namespace, controls.language, raw)
-            known = self._known.get(known_as)
-            if known is not None:
-                prior = await self._known_lookup(known)
-                if isinstance(prior, PreparedHit) and controls.accepts_age(
-                    prior.answer.age(self.clock())
-                ):
-                    return self._hit_reply(
-                        prior,
-                        Layer.REQUEST,
-                        model=known.model,
-                        stream=known.stream,
-                        include_usage=known.include_usage,
-                        answers=policy.answers_for(tenant),
-                        lookups=1,
-                    )
+        early = await self._known_path(tenant, raw, controls)
+        if early.reply is not None:
+            return early.reply
+        known_as, prior = early.fingerprint, early.request
         if len(raw) > policy.offload_body_bytes:
             self.metrics.offloaded.labels("parsing").inc()
             body, request = await asyncio.to_thread(self._parse, raw)
@@ -287,12 +265,12 @@ class GatewayService:
         )
         if refused is not None or question is None:
             return await self._bypass(call, refused or BypassReason.UNSUPPORTED_MESSAGES)
+        kinds = tuple(kind.value for kind in findings)
+        known_request = KnownRequest(
+            digest, request.model, request.stream, request.include_usage, kinds
+        )
         if known_as is not None:
-            kinds = tuple(kind.value for kind in findings)
-            self._known.put(
-                known_as,
-                KnownRequest(digest, request.model, request.stream, request.include_usage, kinds),
-            )
+            self._known.put(known_as, known_request)
 
         switches = self.switches.state
         stale: Layer | None = None
@@ -324,18 +302,25 @@ class GatewayService:
         if keys.request is None and keys.semantic is None:
             return await self._grounded_bypass(call, BypassReason.KILL_SWITCH)
 
+        if known_as is not None and keys.semantic is not None:
+            self._known.put(
+                known_as, replace(known_request, semantic=(keys.product, keys.semantic))
+            )
         if keys.semantic is not None and not controls.no_cache and call.store_ok:
             call.looked_up.append(CostLayer.SEMANTIC)
-            try:
-                lookup = await self.store.lookup(keys.product, Layer.SEMANTIC, keys.semantic)
-            except StoreUnavailable:
-                self._store_failed(call, "semantic_lookup")
-                lookup = Lookup(LookupStatus.MISS)
-            hit = self._found(Layer.SEMANTIC, keys.semantic, lookup)
+            if early.semantic is not None:  # looked up (and counted) above
+                hit, status = early.semantic
+            else:
+                try:
+                    lookup = await self.store.lookup(keys.product, Layer.SEMANTIC, keys.semantic)
+                except StoreUnavailable:
+                    self._store_failed(call, "semantic_lookup")
+                    lookup = Lookup(LookupStatus.MISS)
+                hit, status = self._found(Layer.SEMANTIC, keys.semantic, lookup), lookup.status
             if hit is not None and controls.accepts_age(hit.answer.age(self.clock())):
                 self._promote(call, keys, hit.answer)
                 return self._hit(call, hit, Layer.SEMANTIC)
-            if lookup.status is LookupStatus.STALE and stale is None:
+            if status is LookupStatus.STALE and stale is None:
                 stale = Layer.SEMANTIC
         if not call.store_ok:
             return await self._fail_open(call, question, decision, keys)
@@ -445,16 +430,60 @@ class GatewayService:
 
         return self._prepared.get(f"{layer.value}:{digest}", entry, prepare)
 
-    async def _known_lookup(self, known: KnownRequest) -> PreparedHit | LookupStatus | None:
-        """The request-layer lookup of a known request (None: Redis failed, counted;
-        the request then fails open like any other)."""
+    async def _known_path(self, tenant: str, raw: bytes, controls: CacheControls) -> EarlyLookups:
+        """Request bodies already keyed in this key space skip parsing, validation,
+        redaction and keying: their digests go straight to the lookups (Redis still
+        decides whether anything is served). Only a hit replies here; otherwise the full
+        path continues with what was looked up (and counted) here."""
+        switches = self.switches.state
+        if (
+            controls.no_cache
+            or not (switches.request or switches.semantic)
+            or len(raw) > self.policy.offload_body_bytes
+            or time.monotonic() < self._store_down_until
+        ):
+            return EarlyLookups(None)
+        fingerprint = self._known.fingerprint(tenant, controls.namespace, controls.language, raw)
+        known = self._known.get(fingerprint)
+        if known is None:
+            return EarlyLookups(fingerprint)
         for kind in known.findings:
             self.metrics.pii_redactions.labels(kind).inc()
+        answers = self.policy.answers_for(tenant)
+        request: PreparedHit | LookupStatus | None = None
+        lookups = 0
+        if switches.request:
+            lookups += 1
+            try:
+                request = await self._lookup_request(known.digest)
+            except StoreUnavailable:
+                self._store_down("request_lookup")
+                return EarlyLookups(fingerprint)
+            if isinstance(request, PreparedHit) and controls.accepts_age(
+                request.answer.age(self.clock())
+            ):
+                reply = self._hit_reply(
+                    request, Layer.REQUEST, known=known, answers=answers, lookups=lookups
+                )
+                return EarlyLookups(fingerprint, reply)
+        if known.semantic is None or not switches.semantic:
+            return EarlyLookups(fingerprint, request=request)
+        product, semantic = known.semantic
         try:
-            return await self._lookup_request(known.digest)
+            lookup = await self.store.lookup(product, Layer.SEMANTIC, semantic)
         except StoreUnavailable:
-            self._store_down("request_lookup")
-            return None
+            self._store_down("semantic_lookup")
+            return EarlyLookups(fingerprint, request=request)
+        hit = self._found(Layer.SEMANTIC, semantic, lookup)
+        if hit is not None and controls.accepts_age(hit.answer.age(self.clock())):
+            if switches.request and not controls.no_store:
+                ttl_ms = (controls.ttl_s or self.policy.request_ttl_s) * 1000
+                self._filler.promote(hit.answer, known.digest, ttl_ms)
+            reply = self._hit_reply(
+                hit, Layer.SEMANTIC, known=known, answers=answers, lookups=lookups + 1
+            )
+            return EarlyLookups(fingerprint, reply)
+        return EarlyLookups(fingerprint, request=request, semantic=(hit, lookup.status))
 
     async def _lookup_request(self, digest: str) -> PreparedHit | LookupStatus:
         # pointer → entry: one round trip on a single-node Redis, two on a cluster
@@ -497,14 +526,10 @@ class GatewayService:
     # -- replies --------------------------------------------------------------------
 
     def _hit(self, call: ChatCall, hit: PreparedHit, layer: Layer) -> ChatReply:
+        request = call.request
+        known = KnownRequest("", request.model, request.stream, request.include_usage, ())
         return self._hit_reply(
-            hit,
-            layer,
-            model=call.request.model,
-            stream=call.request.stream,
-            include_usage=call.request.include_usage,
-            answers=call.answers,
-            lookups=len(call.looked_up),
+            hit, layer, known=known, answers=call.answers, lookups=len(call.looked_up)
         )
 
     def _hit_reply(
@@ -512,12 +537,11 @@ class GatewayService:
         hit: PreparedHit,
         layer: Layer,
         *,
-        model: str,
-        stream: bool,
-        include_usage: bool,
+        known: KnownRequest,
         answers: AnswerPolicy,
         lookups: int,
     ) -> ChatReply:
+        model, stream, include_usage = known.model, known.stream, known.include_usage
         responses, looked_up = self._hit_counters[layer]
         responses.inc()
         looked_up.inc()
@@ -908,6 +932,17 @@ class GatewayService:
 
 
 _HIT_STATUS = {layer: CacheStatus(CacheState.HIT, layer) for layer in Layer}
+
+
+@dataclass(frozen=True, slots=True)
+class EarlyLookups:
+    """What the known-request path found: a reply (a hit), or the lookups it made for
+    the full path to reuse (``fingerprint``: the body's memo key, None when skipped)."""
+
+    fingerprint: bytes | None
+    reply: ChatReply | None = None
+    request: PreparedHit | LookupStatus | None = None
+    semantic: tuple[PreparedHit | None, LookupStatus] | None = None
 
 
 def _named_products(policy: GatewayPolicy, question: Question) -> tuple[str, ...]:

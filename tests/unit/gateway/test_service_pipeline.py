@@ -391,6 +391,23 @@ async def test_a_known_request_goes_straight_to_the_lookup_and_redis_still_decid
     assert other.headers["x-cache"] == "MISS"
 
 
+async def test_a_known_paraphrase_goes_straight_to_the_semantic_lookup() -> None:
+    rig = Rig()
+    service = rig.service()
+    assert (await ask(service, "iPhone 15 battery life?")).headers["x-cache"] == "MISS"
+    rig.switches.state = SwitchState(request=False)
+    paraphrase = "how long does the iPhone 15 battery last?"
+    for _ in range(3):  # keyed by the full path once, then known
+        reply = await ask(service, paraphrase)
+        assert reply.headers["x-cache"] == "HIT; layer=semantic"
+    lookups = "cachecoh_gateway_cache_lookups_total"
+    assert rig.counter(lookups, layer="semantic", result="hit") == 3  # one lookup each
+    rig.store.bump("iphone_15")
+    assert (await ask(service, paraphrase)).headers["x-cache"] == "STALE; layer=semantic"
+    assert rig.counter(lookups, layer="semantic", result="stale") == 1
+    assert len(rig.upstream.payloads) == 2
+
+
 async def test_the_miss_prompt_is_canonical_and_salted_for_the_tenant() -> None:
     rig = Rig()
     raw = orjson.dumps(
