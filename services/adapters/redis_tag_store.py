@@ -175,6 +175,12 @@ class RedisTagStore:
         #: less is refused by the script, a position not in here is not verified yet.
         self._held: dict[str, int] = {}
         self._lookup: AsyncScript = client.register_script(script_source("lookup"))
+        self._lookup_request: AsyncScript = client.register_script(script_source("lookup_request"))
+        self._single_node = not isinstance(client, RedisCluster)
+        # The request entry's and generations' keys around a product, for lookup_request.
+        entry_head, _, entry_tail = keys.entry("\0", Layer.REQUEST, "\0").partition("\0")
+        gens_head, _, gens_tail = keys.generations("\0").partition("\0")
+        self._request_key_parts = (entry_head, entry_tail.removesuffix("\0"), gens_head, gens_tail)
         self._fill: AsyncScript = client.register_script(script_source("fill"))
         self._snapshot: AsyncScript = client.register_script(script_source("snapshot"))
         self._bump: AsyncScript = client.register_script(script_source("bump"))
@@ -208,9 +214,35 @@ class RedisTagStore:
         if self.replica is not None:
             keys += [self.replica.record, self.replica.lease]
         raw: list[Any] = await self._call("lookup", lambda: self._lookup(keys=keys, args=[]))
+        return self._judged(layer, raw)
+
+    async def lookup_request(self, digest: str) -> Lookup:
+        """The request-layer entry ``digest``'s pointer names, judged like :meth:`lookup`
+        (MISS without a pointer). One round trip on a single-node Redis (the script
+        dereferences the pointer); two on a cluster, where the pointer lives in the
+        digest's slot and the entry in its product's."""
+        pointer = self.keys.request_pointer(digest)
+        if not self._single_node:
+            product = await self._call("get pointer", lambda: self._client.get(pointer))
+            if product is None:
+                return Lookup(LookupStatus.MISS)
+            return await self.lookup(_text(product), Layer.REQUEST, digest)
+        keys = [pointer]
+        if self.replica is not None:
+            keys += [self.replica.record, self.replica.lease]
+        entry_head, entry_tail, gens_head, gens_tail = self._request_key_parts
+        args = [entry_head, entry_tail + digest, gens_head, gens_tail]
+        raw: list[Any] = await self._call(
+            "lookup", lambda: self._lookup_request(keys=keys, args=args)
+        )
+        return self._judged(Layer.REQUEST, raw)
+
+    def _judged(self, layer: Layer, raw: list[Any]) -> Lookup:
         status = LookupStatus(int(raw[0]))
         if status is LookupStatus.UNVERIFIED:
             self._on_unverified(layer, Unverified.NO_LEASE)
+            return Lookup(status)
+        if len(raw) < 4:  # no request pointer: nothing read under the lease
             return Lookup(status)
         if self.replica is not None:
             applied = (int(raw[3]), int(raw[2]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -85,9 +86,24 @@ def gateway(
     redis_url: str = typer.Option(
         "redis://127.0.0.1:6379/0", help="Redis to use (a private key prefix, removed after)."
     ),
+    workers: int = typer.Option(1, min=1, help="Gateway processes sharing the port."),
+    gateway_src: Annotated[
+        Path | None,
+        typer.Option(help="Measure the gateway of another checkout (a before/after run)."),
+    ] = None,
+    profile_dir: Annotated[
+        Path | None,
+        typer.Option(help="Write py-spy flame graphs of the concurrent hit phases here."),
+    ] = None,
+    wrk_seconds: int = typer.Option(
+        0, min=0, help="Cross-check request-layer hits with wrk for this many seconds."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Gateway hit-path throughput and latency (request and semantic layers), miss overhead."""
+    from services.harness import require_harness_extra
+
+    require_harness_extra()  # CPU per hit is read through psutil
     from services.harness.benchmarks.gateway import (
         GatewayBenchConfig,
         render_text,
@@ -101,6 +117,10 @@ def gateway(
             single_client_requests=single_client_requests,
             miss_requests=miss_requests,
             redis_url=redis_url,
+            workers=workers,
+            gateway_src=gateway_src,
+            profile_dir=profile_dir,
+            wrk_seconds=wrk_seconds,
         )
     )
     typer.echo(report.to_json() if json_output else render_text(report))

@@ -242,39 +242,48 @@ def sse_event(payload: Mapping[str, Any]) -> bytes:
 SSE_DONE = b"data: [DONE]\n\n"
 
 
-def replay_stream(
-    response: Mapping[str, Any], chunks: Iterable[str], *, include_usage: bool
-) -> list[bytes]:
-    """A cached completion as SSE events: role, the content chunks, finish, [usage], DONE."""
-    choice = (response.get("choices") or [{}])[0]
-    message = choice.get("message") or {}
-    pieces = list(chunks) or [str(message.get("content") or "")]
-    base = {
-        "id": response.get("id"),
-        "object": "chat.completion.chunk",
-        "created": response.get("created"),
-        "model": response.get("model"),
-    }
+@dataclass(frozen=True, slots=True)
+class StreamReplay:
+    """A cached completion as SSE chunks (role, the content chunks, finish, usage) with
+    the identity left out: each serving splices its own ``id`` and ``created`` in front,
+    as ``response_identity.identified`` does for a body. Built once per stored answer;
+    a replay is then byte concatenation only."""
 
-    def event(delta: Mapping[str, Any], finish: str | None) -> bytes:
-        return sse_event(
-            {
-                **base,
-                "choices": [
-                    {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-                ],
-            }
+    #: Each chunk's JSON without ``id``/``created`` (``{"object":…}``).
+    chunks: tuple[bytes, ...]
+    usage: bytes | None
+
+    @classmethod
+    def of(cls, response: Mapping[str, Any], chunks: Iterable[str]) -> StreamReplay:
+        choice = (response.get("choices") or [{}])[0]
+        message = choice.get("message") or {}
+        pieces = list(chunks) or [str(message.get("content") or "")]
+        base = {"object": "chat.completion.chunk", "model": response.get("model")}
+
+        def chunk(delta: Mapping[str, Any], finish: str | None) -> bytes:
+            choices = [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
+            return orjson.dumps({**base, "choices": choices})
+
+        out = [chunk({"role": message.get("role", "assistant"), "content": ""}, None)]
+        out.extend(chunk({"content": piece}, None) for piece in pieces if piece)
+        calls = message.get("tool_calls") or ()
+        if calls:
+            out.append(
+                chunk({"tool_calls": [{"index": i, **call} for i, call in enumerate(calls)]}, None)
+            )
+        out.append(chunk({}, str(choice.get("finish_reason") or "stop")))
+        usage = response.get("usage")
+        return cls(
+            tuple(out),
+            orjson.dumps({**base, "choices": [], "usage": usage}) if usage is not None else None,
         )
 
-    events = [event({"role": message.get("role", "assistant"), "content": ""}, None)]
-    events.extend(event({"content": piece}, None) for piece in pieces if piece)
-    calls = message.get("tool_calls") or ()
-    if calls:
-        events.append(
-            event({"tool_calls": [{"index": i, **call} for i, call in enumerate(calls)]}, None)
-        )
-    events.append(event({}, str(choice.get("finish_reason") or "stop")))
-    if include_usage and response.get("usage") is not None:
-        events.append(sse_event({**base, "choices": [], "usage": response["usage"]}))
-    events.append(SSE_DONE)
-    return events
+    def events(self, completion_id: str, created: int, *, include_usage: bool) -> list[bytes]:
+        """The SSE events of one serving, ``[DONE]`` last."""
+        head = b'data: {"id":"' + completion_id.encode() + b'","created":' + str(created).encode()
+        head += b","
+        events = [head + c[1:] + b"\n\n" for c in self.chunks]
+        if include_usage and self.usage is not None:
+            events.append(head + self.usage[1:] + b"\n\n")
+        events.append(SSE_DONE)
+        return events

@@ -1,5 +1,6 @@
-"""``python -m services.gateway [SETTINGS_JSON]``: run the gateway with optional settings
-overrides (a JSON object) on top of the environment. Used by the benchmark."""
+"""``python -m services.gateway [SETTINGS_JSON] [--reuse-port]``: run the gateway with
+optional settings overrides (a JSON object) on top of the environment. Used by the
+benchmark; ``--reuse-port`` lets several such processes share one port (its workers)."""
 
 from __future__ import annotations
 
@@ -10,5 +11,6 @@ from services.gateway.bootstrap import serve
 from services.gateway.settings import GatewaySettings
 
 if __name__ == "__main__":
-    overrides = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
-    serve(GatewaySettings(**overrides))
+    arguments = [a for a in sys.argv[1:] if a != "--reuse-port"]
+    overrides = json.loads(arguments[0]) if arguments else {}
+    serve(GatewaySettings(**overrides), reuse_port="--reuse-port" in sys.argv[1:])

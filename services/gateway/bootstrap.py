@@ -53,7 +53,7 @@ from services.gateway.costs import CostLedger
 from services.gateway.dashboard import DashboardSource
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.ports import Extractor, PiiFinder
-from services.gateway.server import deadline_protocol
+from services.gateway.server import deadline_protocol, reuse_port_socket
 from services.gateway.service import GatewayService
 from services.gateway.settings import GatewaySettings, parse_tenant_answer_policies
 from services.gateway.values import AnswerPolicy, GatewayPolicy
@@ -337,8 +337,9 @@ def server_config(app: ChatCompletionsApp, settings: GatewaySettings, **override
     return uvicorn.Config(app, **{**arguments, **overrides})
 
 
-def serve(settings: GatewaySettings) -> None:
-    """Run the gateway under uvicorn (uvloop when installed)."""
+def serve(settings: GatewaySettings, *, reuse_port: bool = False) -> None:
+    """Run the gateway under uvicorn (uvloop when installed); ``reuse_port``: on a socket
+    other gateway processes may bind too (``SO_REUSEPORT``), as the benchmark's workers."""
     import uvicorn
 
     logging.basicConfig(
@@ -346,4 +347,5 @@ def serve(settings: GatewaySettings) -> None:
     )
     # httpx logs every upstream call at INFO: noise on the miss path.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    uvicorn.Server(server_config(create_app(settings), settings)).run()
+    server = uvicorn.Server(server_config(create_app(settings), settings))
+    server.run(sockets=[reuse_port_socket(settings.host, settings.port)] if reuse_port else None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -104,3 +105,16 @@ def deadline_protocol(
             "on_timeout": staticmethod(on_timeout) if on_timeout is not None else None,
         },
     )
+
+
+def reuse_port_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket with ``SO_REUSEPORT``: several gateway processes bind the same
+    port and the kernel spreads new connections over them (the benchmark's workers)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock

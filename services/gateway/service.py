@@ -7,7 +7,8 @@ Per chat completion (docs/gateway.md has the full flow):
    language, derive the tenant-salted request key; several choices, non-text turns or
    an overlong question are *bypassed*: forwarded as they came, never stored
    (``admission.admit_request``);
-2. request layer: pointer → product, then one Lua lookup (2 Redis round trips);
+2. request layer: one Lua lookup that follows the request pointer to its entry (one
+   Redis round trip; two on Redis Cluster, where pointer and entry are in other slots);
 3. fingerprint (the semantic extractor, on the redacted text): a bypass intent is sent
    upstream grounded with the facts of the products it names, never stored; a general
    request (no fingerprint, no product) goes through the request layer when
@@ -35,7 +36,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -48,8 +49,8 @@ from services.core.answers import (
     AnswerFormatError,
     CachedAnswer,
     StreamAssembly,
+    StreamReplay,
     decode_answer,
-    replay_stream,
 )
 from services.core.cache_control import CacheControls
 from services.core.canonical_question import semantic_key_material, subject_name
@@ -79,10 +80,10 @@ from services.core.redacted_text import for_extractor, for_upstream
 from services.core.redaction import PiiKind, Redaction
 from services.core.request_key import canonical_request, salted_digest
 from services.core.response_identity import (
+    completion_id,
     conform_completion,
     identified,
     stable_etag,
-    with_fresh_identity,
 )
 from services.core.semantic.fingerprint import Bypass, Fingerprint, SemanticDecision
 from services.core.tags import answer_tags, general_product, general_tags
@@ -96,7 +97,7 @@ from services.gateway.cost_booking import CostBooking
 from services.gateway.costs import CostLedger
 from services.gateway.errors import BreakerOpen, RateLimited
 from services.gateway.fills import AnswerFiller
-from services.gateway.memo import DigestMemo
+from services.gateway.memo import DigestMemo, HitMemo, KnownRequest, KnownRequests, PreparedHit
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.ports import (
     AnswerStore,
@@ -116,6 +117,7 @@ from services.gateway.streaming import relay, relay_and_fill
 from services.gateway.values import (
     LAYER_NAMES,
     AnswerKeys,
+    AnswerPolicy,
     CacheState,
     CacheStatus,
     ChatCall,
@@ -160,6 +162,8 @@ class GatewayService:
     def __post_init__(self) -> None:
         self._redactions: DigestMemo[Redaction] = DigestMemo(self.memo_entries)
         self._decisions: DigestMemo[SemanticDecision] = DigestMemo(self.memo_entries)
+        self._prepared = HitMemo(self.memo_entries)
+        self._known = KnownRequests(self.memo_entries)
         self._flights = SingleFlights(
             self.store,
             self.leases,
@@ -195,6 +199,10 @@ class GatewayService:
     ) -> ChatReply:
         started = time.perf_counter()
         policy = self.policy
+        early = await self._known_path(tenant, raw, controls)
+        if early.reply is not None:
+            return early.reply
+        known_as, prior = early.fingerprint, early.request
         if len(raw) > policy.offload_body_bytes:
             self.metrics.offloaded.labels("parsing").inc()
             body, request = await asyncio.to_thread(self._parse, raw)
@@ -257,6 +265,12 @@ class GatewayService:
         )
         if refused is not None or question is None:
             return await self._bypass(call, refused or BypassReason.UNSUPPORTED_MESSAGES)
+        kinds = tuple(kind.value for kind in findings)
+        known_request = KnownRequest(
+            digest, request.model, request.stream, request.include_usage, kinds
+        )
+        if known_as is not None:
+            self._known.put(known_as, known_request)
 
         switches = self.switches.state
         stale: Layer | None = None
@@ -264,14 +278,18 @@ class GatewayService:
             self.metrics.bypass_reasons.labels("request", "kill_switch").inc()
         elif not controls.no_cache and call.store_ok:
             call.looked_up.append(CostLayer.REQUEST)
-            try:
-                found: CachedAnswer | LookupStatus = await self._lookup_request(digest)
-            except StoreUnavailable:
-                self._store_failed(call, "request_lookup")
-                found = LookupStatus.MISS
-            if isinstance(found, CachedAnswer):
-                if controls.accepts_age(found.age(self.clock())):
-                    return self._hit(call, found, Layer.REQUEST, digest)
+            found: PreparedHit | LookupStatus
+            if prior is not None:  # looked up (and counted) above
+                found = prior
+            else:
+                try:
+                    found = await self._lookup_request(digest)
+                except StoreUnavailable:
+                    self._store_failed(call, "request_lookup")
+                    found = LookupStatus.MISS
+            if isinstance(found, PreparedHit):
+                if controls.accepts_age(found.answer.age(self.clock())):
+                    return self._hit(call, found, Layer.REQUEST)
             elif found is LookupStatus.STALE:
                 stale = Layer.REQUEST
 
@@ -284,18 +302,25 @@ class GatewayService:
         if keys.request is None and keys.semantic is None:
             return await self._grounded_bypass(call, BypassReason.KILL_SWITCH)
 
+        if known_as is not None and keys.semantic is not None:
+            self._known.put(
+                known_as, replace(known_request, semantic=(keys.product, keys.semantic))
+            )
         if keys.semantic is not None and not controls.no_cache and call.store_ok:
             call.looked_up.append(CostLayer.SEMANTIC)
-            try:
-                lookup = await self.store.lookup(keys.product, Layer.SEMANTIC, keys.semantic)
-            except StoreUnavailable:
-                self._store_failed(call, "semantic_lookup")
-                lookup = Lookup(LookupStatus.MISS)
-            answer = self._found(Layer.SEMANTIC, lookup)
-            if answer is not None and controls.accepts_age(answer.age(self.clock())):
-                self._promote(call, keys, answer)
-                return self._hit(call, answer, Layer.SEMANTIC, keys.semantic)
-            if lookup.status is LookupStatus.STALE and stale is None:
+            if early.semantic is not None:  # looked up (and counted) above
+                hit, status = early.semantic
+            else:
+                try:
+                    lookup = await self.store.lookup(keys.product, Layer.SEMANTIC, keys.semantic)
+                except StoreUnavailable:
+                    self._store_failed(call, "semantic_lookup")
+                    lookup = Lookup(LookupStatus.MISS)
+                hit, status = self._found(Layer.SEMANTIC, keys.semantic, lookup), lookup.status
+            if hit is not None and controls.accepts_age(hit.answer.age(self.clock())):
+                self._promote(call, keys, hit.answer)
+                return self._hit(call, hit, Layer.SEMANTIC)
+            if status is LookupStatus.STALE and stale is None:
                 stale = Layer.SEMANTIC
         if not call.store_ok:
             return await self._fail_open(call, question, decision, keys)
@@ -371,7 +396,7 @@ class GatewayService:
     def _extract(self, text: str) -> SemanticDecision:
         return self.extractor.decide(for_extractor(text))
 
-    def _found(self, layer: Layer, lookup: Lookup) -> CachedAnswer | None:
+    def _found(self, layer: Layer, digest: str, lookup: Lookup) -> PreparedHit | None:
         if lookup.status is LookupStatus.STALE:
             self.metrics.stale_lookups.labels(LAYER_NAMES[layer]).inc()
             self.metrics.lookups.labels(LAYER_NAMES[layer], "stale").inc()
@@ -380,19 +405,91 @@ class GatewayService:
             self._miss_lookups[layer].inc()
             return None
         try:
-            return decode_answer(lookup.body)
+            return self._prepare(layer, digest, lookup.body)
         except AnswerFormatError:
             self._miss_lookups[layer].inc()
             return None
 
-    async def _lookup_request(self, digest: str) -> CachedAnswer | LookupStatus:
-        product = await self.pointers.product_of(digest)
-        if product is None:
-            self._miss_lookups[Layer.REQUEST].inc()
-            return LookupStatus.MISS
-        lookup = await self.store.lookup(product, Layer.REQUEST, digest)
-        answer = self._found(Layer.REQUEST, lookup)
-        return answer if answer is not None else lookup.status
+    def _prepare(self, layer: Layer, digest: str, entry: bytes) -> PreparedHit:
+        """A stored answer ready to serve: what every serving of it shares (decoded
+        metadata, headers, SSE replay) is computed once per entry and reused while Redis
+        returns the same bytes. Formatting only: the lookup decided it may be served."""
+
+        def prepare(body: bytes) -> PreparedHit:
+            answer = decode_answer(body)
+            meta = answer.meta
+            headers = {
+                "x-cache": CacheStatus(CacheState.HIT, layer).header(),
+                "x-cache-key": f"{layer.value}:{meta.product}:{digest}",
+                "etag": meta.etag,
+                "surrogate-key": meta.surrogate_key,
+                ORIGIN_HEADER: meta.origin,
+            }
+            replay = StreamReplay.of(orjson.loads(answer.response), meta.chunks)
+            return PreparedHit(body, answer, headers, replay)
+
+        return self._prepared.get(f"{layer.value}:{digest}", entry, prepare)
+
+    async def _known_path(self, tenant: str, raw: bytes, controls: CacheControls) -> EarlyLookups:
+        """Request bodies already keyed in this key space skip parsing, validation,
+        redaction and keying: their digests go straight to the lookups (Redis still
+        decides whether anything is served). Only a hit replies here; otherwise the full
+        path continues with what was looked up (and counted) here."""
+        switches = self.switches.state
+        if (
+            controls.no_cache
+            or not (switches.request or switches.semantic)
+            or len(raw) > self.policy.offload_body_bytes
+            or time.monotonic() < self._store_down_until
+        ):
+            return EarlyLookups(None)
+        fingerprint = self._known.fingerprint(tenant, controls.namespace, controls.language, raw)
+        known = self._known.get(fingerprint)
+        if known is None:
+            return EarlyLookups(fingerprint)
+        for kind in known.findings:
+            self.metrics.pii_redactions.labels(kind).inc()
+        answers = self.policy.answers_for(tenant)
+        request: PreparedHit | LookupStatus | None = None
+        lookups = 0
+        if switches.request:
+            lookups += 1
+            try:
+                request = await self._lookup_request(known.digest)
+            except StoreUnavailable:
+                self._store_down("request_lookup")
+                return EarlyLookups(fingerprint)
+            if isinstance(request, PreparedHit) and controls.accepts_age(
+                request.answer.age(self.clock())
+            ):
+                reply = self._hit_reply(
+                    request, Layer.REQUEST, known=known, answers=answers, lookups=lookups
+                )
+                return EarlyLookups(fingerprint, reply)
+        if known.semantic is None or not switches.semantic:
+            return EarlyLookups(fingerprint, request=request)
+        product, semantic = known.semantic
+        try:
+            lookup = await self.store.lookup(product, Layer.SEMANTIC, semantic)
+        except StoreUnavailable:
+            self._store_down("semantic_lookup")
+            return EarlyLookups(fingerprint, request=request)
+        hit = self._found(Layer.SEMANTIC, semantic, lookup)
+        if hit is not None and controls.accepts_age(hit.answer.age(self.clock())):
+            if switches.request and not controls.no_store:
+                ttl_ms = (controls.ttl_s or self.policy.request_ttl_s) * 1000
+                self._filler.promote(hit.answer, known.digest, ttl_ms)
+            reply = self._hit_reply(
+                hit, Layer.SEMANTIC, known=known, answers=answers, lookups=lookups + 1
+            )
+            return EarlyLookups(fingerprint, reply)
+        return EarlyLookups(fingerprint, request=request, semantic=(hit, lookup.status))
+
+    async def _lookup_request(self, digest: str) -> PreparedHit | LookupStatus:
+        # pointer → entry: one round trip on a single-node Redis, two on a cluster
+        lookup = await self.store.lookup_request(digest)
+        hit = self._found(Layer.REQUEST, digest, lookup)
+        return hit if hit is not None else lookup.status
 
     def _keys(
         self, call: ChatCall, question: Question, fingerprint: Fingerprint, switches: SwitchState
@@ -428,35 +525,43 @@ class GatewayService:
 
     # -- replies --------------------------------------------------------------------
 
-    def _hit(self, call: ChatCall, answer: CachedAnswer, layer: Layer, digest: str) -> ChatReply:
-        responses, lookups = self._hit_counters[layer]
-        responses.inc()
-        lookups.inc()
-        self._booking.hit(
-            call.request.model, CostLayer(LAYER_NAMES[layer]), answer.meta, len(call.looked_up)
+    def _hit(self, call: ChatCall, hit: PreparedHit, layer: Layer) -> ChatReply:
+        request = call.request
+        known = KnownRequest("", request.model, request.stream, request.include_usage, ())
+        return self._hit_reply(
+            hit, layer, known=known, answers=call.answers, lookups=len(call.looked_up)
         )
-        status = CacheStatus(CacheState.HIT, layer)
-        headers = {
-            "x-cache": status.header(),
-            "x-cache-key": f"{layer.value}:{answer.meta.product}:{digest}",
-            "age": str(answer.age(self.clock())),
-            "etag": answer.meta.etag,
-            "surrogate-key": answer.meta.surrogate_key,
-            ORIGIN_HEADER: answer.meta.origin,
-        }
-        if answer.meta.cid:
-            headers[SAMPLING_HEADER] = call.answers.sampling_header()
+
+    def _hit_reply(
+        self,
+        hit: PreparedHit,
+        layer: Layer,
+        *,
+        known: KnownRequest,
+        answers: AnswerPolicy,
+        lookups: int,
+    ) -> ChatReply:
+        model, stream, include_usage = known.model, known.stream, known.include_usage
+        responses, looked_up = self._hit_counters[layer]
+        responses.inc()
+        looked_up.inc()
+        meta = hit.answer.meta
+        self._booking.hit(model, CostLayer(LAYER_NAMES[layer]), meta, lookups)
+        now = self.clock()
+        headers = dict(hit.headers)
+        headers["age"] = str(hit.answer.age(now))
+        if meta.cid:
+            headers[SAMPLING_HEADER] = answers.sampling_header()
         else:
             self.metrics.general_answers.labels("hit").inc()
         # One stored answer, many responses: each gets its own id and created.
-        created = int(self.clock())
-        if call.request.stream:
-            response = with_fresh_identity(orjson.loads(answer.response), created)
-            events = replay_stream(
-                response, answer.meta.chunks, include_usage=call.request.include_usage
-            )
-            return ChatReply(status, headers, events=events)
-        return ChatReply(status, headers, body=identified(answer.response, created))
+        created = int(now)
+        status = _HIT_STATUS[layer]
+        if stream:
+            events = hit.replay.events(completion_id(), created, include_usage=include_usage)
+            # one write: a replay has nothing to wait for between its events
+            return ChatReply(status, headers, events=(b"".join(events),))
+        return ChatReply(status, headers, body=identified(hit.answer.response, created))
 
     def _promote(self, call: ChatCall, keys: AnswerKeys, answer: CachedAnswer) -> None:
         """Copy a semantic answer into the request layer (guarded by its own snapshot)."""
@@ -468,8 +573,11 @@ class GatewayService:
     def _store_failed(self, call: ChatCall, operation: str) -> None:
         """Count a Redis failure and fail open: this request, and for a short back-off
         every request, skips Redis instead of waiting for it."""
-        self.metrics.store_errors.labels(operation).inc()
         call.store_ok = False
+        self._store_down(operation)
+
+    def _store_down(self, operation: str) -> None:
+        self.metrics.store_errors.labels(operation).inc()
         now = time.monotonic()
         if now >= self._store_down_until:
             log.warning(
@@ -598,12 +706,12 @@ class GatewayService:
         return reply
 
     def _coalesced(self, call: ChatCall, keys: AnswerKeys, layer: Layer, body: bytes) -> ChatReply:
-        answer = decode_answer(body)
-        if layer is Layer.SEMANTIC:
-            self._promote(call, keys, answer)
         digest = keys.digest(layer)
         assert digest is not None
-        return self._hit(call, answer, layer, digest)
+        hit = self._prepare(layer, digest, body)
+        if layer is Layer.SEMANTIC:
+            self._promote(call, keys, hit.answer)
+        return self._hit(call, hit, layer)
 
     async def _admit(self, call: ChatCall, key: str) -> None:
         """The fill breaker, then the token bucket; both fail open without Redis.
@@ -821,6 +929,20 @@ class GatewayService:
 
     async def aclose(self) -> None:
         await self._filler.aclose()
+
+
+_HIT_STATUS = {layer: CacheStatus(CacheState.HIT, layer) for layer in Layer}
+
+
+@dataclass(frozen=True, slots=True)
+class EarlyLookups:
+    """What the known-request path found: a reply (a hit), or the lookups it made for
+    the full path to reuse (``fingerprint``: the body's memo key, None when skipped)."""
+
+    fingerprint: bytes | None
+    reply: ChatReply | None = None
+    request: PreparedHit | LookupStatus | None = None
+    semantic: tuple[PreparedHit | None, LookupStatus] | None = None
 
 
 def _named_products(policy: GatewayPolicy, question: Question) -> tuple[str, ...]:

@@ -1,11 +1,12 @@
 """Development and CI harnesses, kept apart from the production services.
 
-``stack`` (the embedded stack), ``demo`` and ``benchmarks`` need only the base install, so
-``cachecoh demo``, ``cachecoh dev up`` and ``cachecoh bench`` run wherever cachecoh does.
-``checks``, ``faults`` and ``evaluation`` are proof harnesses: the fault suite, fuzzers and
-privacy scans import packages of the ``harness`` extra (hypothesis, schemathesis, psutil,
-pyahocorasick); their commands call :func:`require_harness_extra` first, so a production
-image without the extra answers with one line instead of an ImportError. Nothing outside
+``stack`` (the embedded stack), ``demo``, ``evaluation`` and the coherence and prefix
+benchmarks need only the base install, so ``cachecoh demo``, ``cachecoh dev up`` and those
+benchmarks run wherever cachecoh does. ``checks``, ``faults`` and the gateway benchmark
+import packages of the ``harness`` extra (hypothesis, schemathesis, psutil, pyahocorasick
+for the fault suite, fuzzers, privacy scans and CPU figures); their commands call
+:func:`require_harness_extra` first, so a production image without the extra answers with
+one line instead of an ImportError. Nothing outside
 this package (and the CLI's command bodies) imports it.
 """
 

@@ -21,6 +21,27 @@ local function generations_match(gens_key, fields, gens)
   return true
 end
 
+-- The guarded read of lookup and lookup_request: {status, body or '', seq, epoch},
+-- status 1 servable, 0 absent, 2 stale (deleted now).
+local function read_entry(entry_key, gens_key, seq, epoch)
+  local value = redis.call('GET', entry_key)
+  if not value then return {0, '', seq, epoch} end
+  local fields, gens, nl = parse_header(value)
+  if not fields or not generations_match(gens_key, fields, gens) then
+    redis.call('UNLINK', entry_key)
+    return {2, '', seq, epoch}
+  end
+  return {1, string.sub(value, nl + 1), seq, epoch}
+end
+
+-- The replica record's (seq, epoch) when the coherence lease is held, else nil (Redis
+-- may be behind the log: nothing is served).
+local function leased_position(record_key, lease_key)
+  if redis.call('EXISTS', lease_key) == 0 then return nil end
+  local r = redis.call('HMGET', record_key, '_seq', '_epoch')
+  return r[1] or '0', r[2] or '0'
+end
+
 -- A fresh starting generation for a missing field: microseconds of server time, so a
 -- recreated hash can never reproduce an old snapshot.
 local function fresh_generation()

@@ -9,7 +9,8 @@ directory, and this process as the client (keep-alive HTTP/1.1 on asyncio, see
 Phases, each after a warm-up:
 
 1. **request-layer hits**: the warmed questions re-sent byte for byte, at ``concurrency``
-   clients and then at 1 client;
+   clients and then at 1 client, then the same as streamed requests (``stream: true``,
+   the stored answer replayed as SSE chunks);
 2. **semantic-layer hits**: the request layer switched off through the admin API, and
    paraphrases of the warmed questions (labelled dev queries of the same answer class)
    sent, at ``concurrency`` and at 1;
@@ -18,13 +19,20 @@ Phases, each after a warm-up:
    time minus the upstream call's, both from the gateway's ``Server-Timing`` header.
 
 Every response of a hit phase is checked to be a hit of the expected layer; a phase
-that got anything else reports it under ``unexpected``.
+that got anything else reports it under ``unexpected``. Each phase also reports the
+gateway processes' CPU time per request (user + system, from ``/proc`` via psutil), and
+the machine's load average when it started: the machine is shared.
+
+``workers`` > 1 starts that many gateway processes on one port (``SO_REUSEPORT``, the
+kernel spreads connections). ``gateway_src`` runs the gateway (and engine) from another
+checkout, so a before/after comparison uses the same load generator.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import secrets
 import statistics
 import subprocess
@@ -38,6 +46,7 @@ from typing import Any
 
 import httpx
 import orjson
+import psutil
 import redis
 from rich.console import Console
 from rich.progress import Progress
@@ -52,8 +61,10 @@ from services.semantic.loading import load_semantic_extractor
 
 MODEL = "cachecoh-offline"
 API_KEY = "sk-bench-" + "0" * 24
-TARGET_HIT_RPS = 2800.0
+TARGET_HIT_RPS = 8000.0
 TARGET_P99_MS_ONE_CLIENT = 3.0
+TARGET_CPU_MS_PER_HIT = 0.12
+TARGET_TWO_WORKER_SPEEDUP = 1.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +76,13 @@ class GatewayBenchConfig:
     questions: int = 200
     redis_url: str = "redis://127.0.0.1:6379/0"
     data_dir: Path = DEMO_DATA_DIR
+    workers: int = 1
+    #: Another checkout whose gateway is measured (a before/after run); None: this one.
+    gateway_src: Path | None = None
+    #: Where py-spy flame graphs of the concurrent hit phases go; None: not profiled.
+    profile_dir: Path | None = None
+    #: Seconds of a ``wrk`` cross-check of request-layer hits (0: none).
+    wrk_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +96,9 @@ class PhaseResult:
     p99_ms: float
     max_ms: float
     unexpected: int
+    #: Gateway processes' CPU time (user + system) per request, milliseconds.
+    cpu_ms_per_request: float
+    load_average_1m: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,20 +111,37 @@ class MissResult:
     client_p50_ms: float
 
 
+@dataclass(frozen=True, slots=True)
+class WrkResult:
+    connections: int
+    seconds: int
+    req_per_s: float
+    p50_ms: float
+    p99_ms: float
+    non_2xx: int
+    cpu_ms_per_request: float
+    load_average_1m: float
+
+
 @dataclass
 class GatewayBenchReport:
     config: dict[str, Any]
     request_layer: dict[str, PhaseResult] = field(default_factory=dict)
+    streamed: dict[str, PhaseResult] = field(default_factory=dict)
     semantic_layer: dict[str, PhaseResult] = field(default_factory=dict)
     miss_path: MissResult | None = None
+    #: ``wrk`` against the same warmed request-layer hits (``wrk_seconds`` > 0).
+    wrk: dict[str, WrkResult] = field(default_factory=dict)
     targets: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "config": self.config,
             "request_layer": {k: asdict(v) for k, v in self.request_layer.items()},
+            "streamed": {k: asdict(v) for k, v in self.streamed.items()},
             "semantic_layer": {k: asdict(v) for k, v in self.semantic_layer.items()},
             "miss_path": asdict(self.miss_path) if self.miss_path else None,
+            "wrk": {k: asdict(v) for k, v in self.wrk.items()},
             "targets": self.targets,
         }
 
@@ -144,6 +182,49 @@ def _body(question: str, **extra: Any) -> bytes:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Gateways:
+    """The measured gateway processes (CPU accounting, optional profiling)."""
+
+    processes: Sequence[psutil.Process]
+    profile_dir: Path | None = None
+
+    def cpu_seconds(self) -> float:
+        total = 0.0
+        for process in self.processes:
+            times = process.cpu_times()
+            total += times.user + times.system
+        return total
+
+    def profile(self, name: str, seconds: int) -> list[subprocess.Popen[bytes]]:
+        """py-spy recorders of every gateway process for ``seconds`` (flame graph SVGs)."""
+        if self.profile_dir is None:
+            return []
+        self.profile_dir.mkdir(parents=True, exist_ok=True)
+        py_spy = Path(sys.executable).with_name("py-spy")
+        return [
+            subprocess.Popen(  # noqa: S603 - py-spy of our own venv, our own child pid
+                [
+                    str(py_spy),
+                    "record",
+                    "--pid",
+                    str(process.pid),
+                    "--duration",
+                    str(seconds),
+                    "--rate",
+                    "250",
+                    "--nonblocking",
+                    "--output",
+                    str(self.profile_dir / f"{name}-{index}.svg"),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for index, process in enumerate(self.processes)
+        ]
+
+
 async def _run_phase(
     client: KeepAliveClient,
     bodies: Sequence[bytes],
@@ -153,6 +234,8 @@ async def _run_phase(
     expect: str,
     progress: Progress,
     label: str,
+    gateways: Gateways,
+    profile_as: str | None = None,
 ) -> PhaseResult:
     latencies: list[float] = []
     unexpected = 0
@@ -168,9 +251,15 @@ async def _run_phase(
                 unexpected += 1
             progress.advance(task)
 
+    load = os.getloadavg()[0]
+    recorders = gateways.profile(profile_as, 8) if profile_as else []
+    cpu_before = gateways.cpu_seconds()
     started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(clients)))
     seconds = time.perf_counter() - started
+    cpu = gateways.cpu_seconds() - cpu_before
+    for recorder in recorders:
+        await asyncio.to_thread(recorder.wait)
     latencies.sort()
     return PhaseResult(
         clients=clients,
@@ -182,6 +271,89 @@ async def _run_phase(
         p99_ms=round(percentile(latencies, 0.99) * 1000, 3),
         max_ms=round(latencies[-1] * 1000, 3),
         unexpected=unexpected,
+        cpu_ms_per_request=round(cpu * 1000 / requests, 4),
+        load_average_1m=round(load, 2),
+    )
+
+
+_WRK_SCRIPT = """
+local bodies = {%s}
+local requests = {}
+local i = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer %s"
+init = function(args)
+  for n, body in ipairs(bodies) do requests[n] = wrk.format(nil, nil, nil, body) end
+end
+request = function()
+  i = i %% #requests + 1
+  return requests[i]
+end
+"""
+
+
+def _wrk_duration_ms(text: str) -> float:
+    units = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
+    for unit in ("us", "ms", "s", "m"):
+        if text.endswith(unit) and text[: -len(unit)].replace(".", "", 1).isdigit():
+            return float(text[: -len(unit)]) * units[unit]
+    raise ValueError(f"not a wrk duration: {text!r}")
+
+
+async def _wrk_phase(
+    url: str,
+    questions: Sequence[str],
+    *,
+    connections: int,
+    seconds: int,
+    gateways: Gateways,
+    script_dir: Path,
+) -> WrkResult:
+    """``wrk`` (one thread: the machine has two cores) posting the warmed questions."""
+    bodies = ", ".join("[==[" + _body(q).decode() + "]==]" for q in questions)
+    script = script_dir / "hits.lua"
+    script.write_text(_WRK_SCRIPT % (bodies, API_KEY), "utf-8")
+    load = os.getloadavg()[0]
+    cpu_before = gateways.cpu_seconds()
+    process = await asyncio.create_subprocess_exec(
+        "wrk",
+        "-t1",
+        f"-c{connections}",
+        f"-d{seconds}s",
+        "--latency",
+        "-s",
+        str(script),
+        f"{url}/v1/chat/completions",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await process.communicate()
+    cpu = gateways.cpu_seconds() - cpu_before
+    text = out.decode()
+    numbers: dict[str, str] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] in ("50%", "99%"):
+            numbers[parts[0]] = parts[1]
+        elif line.startswith("Requests/sec:"):
+            numbers["rps"] = parts[1]
+        elif "requests in" in line:
+            numbers["total"] = parts[0]
+        elif line.strip().startswith("Non-2xx"):
+            numbers["non_2xx"] = parts[-1]
+    if "rps" not in numbers:
+        raise RuntimeError(f"wrk failed: {text}")
+    total = max(1, int(numbers.get("total", "1")))
+    return WrkResult(
+        connections=connections,
+        seconds=seconds,
+        req_per_s=float(numbers["rps"]),
+        p50_ms=round(_wrk_duration_ms(numbers["50%"]), 3),
+        p99_ms=round(_wrk_duration_ms(numbers["99%"]), 3),
+        non_2xx=int(numbers.get("non_2xx", "0")),
+        cpu_ms_per_request=round(cpu * 1000 / total, 4),
+        load_average_1m=round(load, 2),
     )
 
 
@@ -226,14 +398,22 @@ async def _miss_phase(
 
 
 def _start_gateway(
-    port: int, settings: dict[str, Any], log_path: Path
+    port: int, settings: dict[str, Any], log_path: Path, *, reuse_port: bool, src: Path | None
 ) -> tuple[subprocess.Popen[bytes], Any]:
     log = log_path.open("wb")
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
+    command = [sys.executable, "-m", "services.gateway", json.dumps(settings)]
+    if reuse_port:
+        command.append("--reuse-port")
     process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-        [sys.executable, "-m", "services.gateway", json.dumps(settings)],
+        command,
         stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=subprocess.STDOUT,
+        env=env,
+        cwd=src,
     )
     return process, log
 
@@ -265,13 +445,50 @@ def _drop_keys(redis_url: str, prefix: str) -> None:
 
 
 async def _measure(
-    url: str, admin_token: str, config: GatewayBenchConfig, report: GatewayBenchReport
+    url: str,
+    admin_token: str,
+    config: GatewayBenchConfig,
+    report: GatewayBenchReport,
+    gateways: Gateways,
 ) -> None:
     console = Console(stderr=True)
     warm, paraphrases = _workload(config.data_dir, config.questions)
     client = KeepAliveClient(url, API_KEY)
     warm_bodies = [client.request(_body(q)) for q in warm]
+    streamed_bodies = [client.request(_body(q, stream=True)) for q in warm]
     paraphrase_bodies = [client.request(_body(q)) for q in paraphrases]
+    concurrent = f"c{config.concurrency}"
+    shapes = (
+        (config.concurrency, config.hit_requests, concurrent),
+        (1, config.single_client_requests, "c1"),
+    )
+
+    async def hits(
+        bodies: list[bytes], expect: str, into: dict[str, PhaseResult], what: str, warm_up: int
+    ) -> None:
+        for clients, requests, name in shapes:
+            await _run_phase(
+                client,
+                bodies,
+                requests=warm_up,
+                clients=clients,
+                expect="",
+                progress=progress,
+                label="warm the hit path",
+                gateways=gateways,
+            )
+            into[name] = await _run_phase(
+                client,
+                bodies,
+                requests=requests,
+                clients=clients,
+                expect=expect,
+                progress=progress,
+                label=f"{what} hits, {clients} clients",
+                gateways=gateways,
+                profile_as=f"{what}-{name}" if clients > 1 else None,
+            )
+
     try:
         with Progress(console=console, transient=True) as progress:
             warmed = await _run_phase(
@@ -282,31 +499,24 @@ async def _measure(
                 expect="",
                 progress=progress,
                 label="warm-up (fills)",
+                gateways=gateways,
             )
             if warmed.unexpected:
                 raise RuntimeError(f"{warmed.unexpected} warm-up requests failed")
-            for clients, requests, name in (
-                (config.concurrency, config.hit_requests, f"c{config.concurrency}"),
-                (1, config.single_client_requests, "c1"),
-            ):
-                await _run_phase(
-                    client,
-                    warm_bodies,
-                    requests=min(requests, 2000),
-                    clients=clients,
-                    expect="HIT; layer=request",
-                    progress=progress,
-                    label="warm the hit path",
-                )
-                report.request_layer[name] = await _run_phase(
-                    client,
-                    warm_bodies,
-                    requests=requests,
-                    clients=clients,
-                    expect="HIT; layer=request",
-                    progress=progress,
-                    label=f"request-layer hits, {clients} clients",
-                )
+            request_hit = "HIT; layer=request"
+            await hits(warm_bodies, request_hit, report.request_layer, "request", 2000)
+            await hits(streamed_bodies, request_hit, report.streamed, "streamed", 2000)
+            if config.wrk_seconds > 0:
+                with tempfile.TemporaryDirectory(prefix="cachecoh-wrk-") as scripts:
+                    for connections in (config.concurrency, 1):
+                        report.wrk[f"c{connections}"] = await _wrk_phase(
+                            url,
+                            warm,
+                            connections=connections,
+                            seconds=config.wrk_seconds,
+                            gateways=gateways,
+                            script_dir=Path(scripts),
+                        )
             async with httpx.AsyncClient() as admin:
                 switched = await admin.put(
                     f"{url}/admin/kill-switches/request",
@@ -314,28 +524,15 @@ async def _measure(
                     headers={"authorization": f"Bearer {admin_token}"},
                 )
                 switched.raise_for_status()
-            for clients, requests, name in (
-                (config.concurrency, config.hit_requests, f"c{config.concurrency}"),
-                (1, config.single_client_requests, "c1"),
-            ):
-                await _run_phase(
-                    client,
-                    paraphrase_bodies,
-                    requests=len(paraphrase_bodies),
-                    clients=clients,
-                    expect="",
-                    progress=progress,
-                    label="warm the hit path",
-                )
-                report.semantic_layer[name] = await _run_phase(
-                    client,
-                    paraphrase_bodies,
-                    requests=requests,
-                    clients=clients,
-                    expect="HIT; layer=semantic",
-                    progress=progress,
-                    label=f"semantic-layer hits, {clients} clients",
-                )
+            # Every replica re-reads the switches within kill_switch_refresh_s.
+            await asyncio.sleep(1.2)
+            await hits(
+                paraphrase_bodies,
+                "HIT; layer=semantic",
+                report.semantic_layer,
+                "semantic",
+                len(paraphrase_bodies),
+            )
             report.miss_path = await _miss_phase(client, warm, config.miss_requests, progress)
     finally:
         await client.close()
@@ -346,7 +543,14 @@ def run_gateway_bench(config: GatewayBenchConfig) -> GatewayBenchReport:
     prefix = f"bench-{secrets.token_hex(4)}"
     admin_token = secrets.token_hex(16)
     report = GatewayBenchReport(
-        config={**asdict(config), "data_dir": str(config.data_dir), "redis_prefix": prefix}
+        config={
+            **asdict(config),
+            "data_dir": str(config.data_dir),
+            "gateway_src": str(config.gateway_src) if config.gateway_src else None,
+            "profile_dir": str(config.profile_dir) if config.profile_dir else None,
+            "redis_prefix": prefix,
+            "load_average": list(os.getloadavg()),
+        }
     )
     with tempfile.TemporaryDirectory(prefix="cachecoh-bench-") as tmp:
         work = Path(tmp)
@@ -376,31 +580,59 @@ def run_gateway_bench(config: GatewayBenchConfig) -> GatewayBenchReport:
             # The miss phase is one API key's no-cache requests: not what is measured here.
             "client_override_capacity": 100_000,
         }
-        gateway, log = _start_gateway(port, settings, work / "gateway.log")
+        started = [
+            _start_gateway(
+                port,
+                settings,
+                work / f"gateway-{index}.log",
+                reuse_port=config.workers > 1,
+                src=config.gateway_src,
+            )
+            for index in range(config.workers)
+        ]
         try:
             wait_healthy([engine])
             url = f"http://127.0.0.1:{port}"
-            _wait_gateway(url, gateway, work / "gateway.log")
-            _event_loop_run(_measure(url, admin_token, config, report))
+            for index, (process, _) in enumerate(started):
+                _wait_gateway(url, process, work / f"gateway-{index}.log")
+            gateways = Gateways(
+                [psutil.Process(process.pid) for process, _ in started], config.profile_dir
+            )
+            _event_loop_run(_measure(url, admin_token, config, report, gateways))
         finally:
-            gateway.terminate()
-            try:
-                gateway.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                gateway.kill()
-            log.close()
+            for process, log in started:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                log.close()
             engine.stop()
             _drop_keys(config.redis_url, prefix)
-    c = f"c{config.concurrency}"
-    request_hits = report.request_layer.get(c)
-    single = report.request_layer.get("c1")
-    report.targets = {
+    report.targets = _targets(report, f"c{config.concurrency}")
+    return report
+
+
+def _targets(report: GatewayBenchReport, concurrent: str) -> dict[str, Any]:
+    """Each hit phase against the issue's targets (throughput, 1-client p99, CPU)."""
+    verdicts: dict[str, Any] = {
         "hit_req_per_s": TARGET_HIT_RPS,
         "hit_p99_ms_one_client": TARGET_P99_MS_ONE_CLIENT,
-        "request_layer_meets_rps": bool(request_hits and request_hits.req_per_s >= TARGET_HIT_RPS),
-        "request_layer_meets_p99": bool(single and single.p99_ms <= TARGET_P99_MS_ONE_CLIENT),
+        "cpu_ms_per_hit": TARGET_CPU_MS_PER_HIT,
+        "two_worker_speedup": TARGET_TWO_WORKER_SPEEDUP,
     }
-    return report
+    for name, phases in (
+        ("request_layer", report.request_layer),
+        ("semantic_layer", report.semantic_layer),
+        ("streamed", report.streamed),
+    ):
+        busy, single = phases.get(concurrent), phases.get("c1")
+        verdicts[f"{name}_meets_rps"] = bool(busy and busy.req_per_s >= TARGET_HIT_RPS)
+        verdicts[f"{name}_meets_p99"] = bool(single and single.p99_ms <= TARGET_P99_MS_ONE_CLIENT)
+        verdicts[f"{name}_meets_cpu"] = bool(
+            busy and busy.cpu_ms_per_request <= TARGET_CPU_MS_PER_HIT
+        )
+    return verdicts
 
 
 def _event_loop_run(coro: Any) -> None:
@@ -413,13 +645,26 @@ def _event_loop_run(coro: Any) -> None:
 
 
 def render_text(report: GatewayBenchReport) -> str:
-    lines = ["layer      clients   req/s     p50 ms   p99 ms   unexpected"]
-    for name, phases in (("request", report.request_layer), ("semantic", report.semantic_layer)):
+    lines = [
+        "layer      clients   req/s     p50 ms   p99 ms   cpu ms/hit  load  unexpected",
+    ]
+    for name, phases in (
+        ("request", report.request_layer),
+        ("streamed", report.streamed),
+        ("semantic", report.semantic_layer),
+    ):
         for phase in phases.values():
             lines.append(
                 f"{name:<10} {phase.clients:>7} {phase.req_per_s:>9.1f} {phase.p50_ms:>8.3f} "
-                f"{phase.p99_ms:>8.3f} {phase.unexpected:>10}"
+                f"{phase.p99_ms:>8.3f} {phase.cpu_ms_per_request:>11.4f} "
+                f"{phase.load_average_1m:>5.2f} {phase.unexpected:>10}"
             )
+    for wrk in report.wrk.values():
+        lines.append(
+            f"{'wrk':<10} {wrk.connections:>7} {wrk.req_per_s:>9.1f} {wrk.p50_ms:>8.3f} "
+            f"{wrk.p99_ms:>8.3f} {wrk.cpu_ms_per_request:>11.4f} "
+            f"{wrk.load_average_1m:>5.2f} {wrk.non_2xx:>10}"
+        )
     if report.miss_path:
         m = report.miss_path
         lines.append(

@@ -56,12 +56,18 @@ class KeepAliveConnection(asyncio.Protocol):
             body = self._body[0] if len(self._body) == 1 else b"".join(self._body)
             waiter.set_result((self._parser.get_status_code(), self._headers, body))
 
+    @property
+    def open(self) -> bool:
+        return self._transport is not None and not self._transport.is_closing()
+
     def connection_lost(self, exc: Exception | None) -> None:
+        self._transport = None
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_exception(ConnectionError("the server closed the connection"))
 
     def send(self, raw: bytes) -> asyncio.Future[tuple[int, dict[str, str], bytes]]:
-        assert self._transport is not None
+        if self._transport is None:
+            raise ConnectionError("the server closed the connection")
         self._headers = {}
         self._body = []
         self._waiter = asyncio.get_running_loop().create_future()
@@ -103,8 +109,12 @@ class KeepAliveClient:
         return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
     async def _connection(self) -> KeepAliveConnection:
-        if self._idle:
-            return self._idle.pop()
+        # The server reaps connections idle for its keep-alive timeout (a long phase at
+        # one client leaves the others idle): those are dropped here, not written to.
+        while self._idle:
+            connection = self._idle.pop()
+            if connection.open:
+                return connection
         loop = asyncio.get_running_loop()
         _, protocol = await loop.create_connection(KeepAliveConnection, self._host, self._port)
         return protocol

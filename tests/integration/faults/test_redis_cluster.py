@@ -67,6 +67,23 @@ async def test_snapshot_fill_lookup_and_bump_per_product(store: RedisTagStore) -
         assert (await store.generations(product))["_spec_version"] == "2"
 
 
+async def test_request_lookup_follows_the_pointer_in_two_calls(store: RedisTagStore) -> None:
+    # On a cluster the pointer (digest's slot) and the entry (product's slot) are apart:
+    # the adapter reads the pointer, then runs the entry's lookup.
+    client = store.client
+    for product in PRODUCTS:
+        digest = f"r-{product}"
+        assert (await store.lookup_request(digest)).status is LookupStatus.MISS
+        snap = await store.snapshot(product, _fields(product))
+        assert await store.fill(Layer.REQUEST, digest, snap, b"req", ttl_ms=60_000)
+        await client.set(store.keys.request_pointer(digest), product, px=60_000)
+        hit = await store.lookup_request(digest)
+        assert (hit.status, hit.body) == (LookupStatus.HIT, b"req")
+        bump = ProductBump(product, ("s:price.256GB", "s:price.*"))
+        await store.bump(bump, event_id="r", spec_version=3)
+        assert (await store.lookup_request(digest)).status is LookupStatus.STALE
+
+
 async def test_pipelined_fills_and_bumps_across_slots(store: RedisTagStore) -> None:
     snaps = {p: await store.snapshot(p, _fields(p)) for p in PRODUCTS}
     stored = await store.fill_many(

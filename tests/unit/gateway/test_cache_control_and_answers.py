@@ -13,11 +13,11 @@ from services.core.answers import (
     AnswerMeta,
     NotCacheable,
     StreamAssembly,
+    StreamReplay,
     age_seconds,
     decode_answer,
     encode_answer,
     etag_of,
-    replay_stream,
 )
 from services.core.cache_control import DEFAULT_CONTROLS, parse_cache_controls
 from services.core.chat_request import InvalidRequest
@@ -138,7 +138,8 @@ def test_stream_assembly_and_replay_round_trip() -> None:
     assert completion["usage"] == RESPONSE["usage"]
     assert assembly.chunks == ("iPhone 15", ": 20 h")
 
-    events = replay_stream(completion, assembly.chunks, include_usage=False)
+    replay = StreamReplay.of(completion, assembly.chunks)
+    events = replay.events("chatcmpl-x", 9, include_usage=False)
     assert events[-1] == SSE_DONE
     payloads = [orjson.loads(e[len(b"data: ") :]) for e in events[:-1]]
     assert (
@@ -149,7 +150,10 @@ def test_stream_assembly_and_replay_round_trip() -> None:
         ": 20 h",
     ]
     assert payloads[-1]["choices"][0]["finish_reason"] == "stop"
-    with_usage = replay_stream(completion, (), include_usage=True)
+    assert {(p["id"], p["created"], p["object"]) for p in payloads} == {
+        ("chatcmpl-x", 9, "chat.completion.chunk")
+    }
+    with_usage = StreamReplay.of(completion, ()).events("chatcmpl-y", 9, include_usage=True)
     assert orjson.loads(with_usage[-2][len(b"data: ") :])["usage"] == RESPONSE["usage"]
 
 

@@ -35,6 +35,7 @@ from services.core.semantic.fingerprint import (
     NoFingerprint,
     SemanticDecision,
 )
+from services.core.tags import general_product
 from services.gateway.admission import BypassReason
 from services.gateway.bootstrap import load_vocabulary
 from services.gateway.errors import BreakerOpen, RateLimited
@@ -68,6 +69,8 @@ class FakeStore:
     entries: dict[tuple[Layer, str], Entry] = field(default_factory=dict)
     down: bool = False
     fills: int = 0
+    #: The request pointers the request-layer lookup follows (the Rig's).
+    pointers: FakePointers | None = None
 
     def bump(self, product: str) -> None:
         for key in list(self.generations):
@@ -95,6 +98,12 @@ class FakeStore:
             del self.entries[(layer, digest)]
             return Lookup(LookupStatus.STALE)
         return Lookup(LookupStatus.HIT, entry.body)
+
+    async def lookup_request(self, digest: str) -> Lookup:
+        self._check()
+        if self.pointers is None or digest not in self.pointers.products:
+            return Lookup(LookupStatus.MISS)
+        return await self.lookup(self.pointers.products[digest], Layer.REQUEST, digest)
 
     async def fill(
         self, layer: Layer, digest: str, snapshot: Snapshot, body: bytes, ttl_ms: int
@@ -280,6 +289,9 @@ class Rig:
     offload_body_bytes: int = 64 * 1024
     tenant_answers: dict[str, AnswerPolicy] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self.store.pointers = self.pointers
+
     def service(self) -> GatewayService:
         sop = sop_catalog_from_dict(
             json.loads((DEMO_DATA_DIR / "sop_templates.json").read_text("utf-8"))
@@ -353,6 +365,47 @@ async def test_a_miss_fills_both_layers_and_a_paraphrase_hits_the_semantic_layer
     promoted = await ask(service, "how long does the iPhone 15 battery last?")
     assert promoted.headers["x-cache"] == "HIT; layer=request"
     assert len(rig.upstream.payloads) == 1
+
+
+async def test_a_known_request_goes_straight_to_the_lookup_and_redis_still_decides() -> None:
+    rig = Rig()
+    service = rig.service()
+    question = "my phone is 13812345678, how do I reset my password?"
+    assert (await ask(service, question)).headers["x-cache"] == "MISS"
+    hit = await ask(service, question)  # the same bytes: keyed before, not parsed again
+    assert hit.headers["x-cache"] == "HIT; layer=request"
+    assert rig.counter("cachecoh_gateway_pii_redactions_total", kind="cn_mobile") == 2
+    streamed = await service.chat(TENANT, body(question, stream=True), NO_CONTROLS)
+    assert streamed.headers["x-cache"] == "HIT; layer=request" and streamed.events is not None
+    events = b"".join(streamed.events)  # type: ignore[arg-type]
+    assert events.startswith(b'data: {"id":"chatcmpl-') and events.endswith(b"data: [DONE]\n\n")
+    # an invalidation after the request was known: the lookup finds the entry stale
+    rig.store.bump(general_product(TENANT))
+    after = await ask(service, question)
+    assert after.headers["x-cache"] == "STALE; layer=request"
+    assert len(rig.upstream.payloads) == 2
+    # another namespace is another key space: keyed afresh, its own miss
+    other = await service.chat(
+        TENANT, body(question), parse_cache_controls(None, None, "ns2", min_ttl_s=1, max_ttl_s=99)
+    )
+    assert other.headers["x-cache"] == "MISS"
+
+
+async def test_a_known_paraphrase_goes_straight_to_the_semantic_lookup() -> None:
+    rig = Rig()
+    service = rig.service()
+    assert (await ask(service, "iPhone 15 battery life?")).headers["x-cache"] == "MISS"
+    rig.switches.state = SwitchState(request=False)
+    paraphrase = "how long does the iPhone 15 battery last?"
+    for _ in range(3):  # keyed by the full path once, then known
+        reply = await ask(service, paraphrase)
+        assert reply.headers["x-cache"] == "HIT; layer=semantic"
+    lookups = "cachecoh_gateway_cache_lookups_total"
+    assert rig.counter(lookups, layer="semantic", result="hit") == 3  # one lookup each
+    rig.store.bump("iphone_15")
+    assert (await ask(service, paraphrase)).headers["x-cache"] == "STALE; layer=semantic"
+    assert rig.counter(lookups, layer="semantic", result="stale") == 1
+    assert len(rig.upstream.payloads) == 2
 
 
 async def test_the_miss_prompt_is_canonical_and_salted_for_the_tenant() -> None:
@@ -549,7 +602,10 @@ async def test_a_redis_outage_fails_open_to_the_model() -> None:
     reply = await ask(rig.service(), "iPhone 15 battery life?")
     assert reply.headers["x-cache"] == "BYPASS; reason=store_unavailable"
     assert reply.body is not None and len(rig.upstream.payloads) == 1
-    assert rig.counter("cachecoh_gateway_store_errors_total", operation="semantic_lookup") == 1
+    # the request-layer lookup (pointer and entry in one call) meets the outage first;
+    # the rest of the request skips Redis
+    assert rig.counter("cachecoh_gateway_store_errors_total", operation="request_lookup") == 1
+    assert rig.counter("cachecoh_gateway_store_errors_total", operation="semantic_lookup") == 0
 
 
 async def test_concurrent_misses_of_one_key_make_one_upstream_call() -> None:
