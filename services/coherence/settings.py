@@ -35,7 +35,10 @@ class CoherenceSettings(CommonSettings):
     metrics_port: int = Field(9102, ge=0, description="Prometheus /metrics port (0 = off).")
     metrics_host: str = Field("0.0.0.0", description="Address the metrics server binds.")  # noqa: S104
     fetch_max_wait_ms: int = Field(
-        5, ge=0, description="Consumer long-poll bound; small keeps invalidation lag low."
+        5,
+        ge=1,
+        description="Consumer long-poll bound; small keeps invalidation lag low. At least 1: a "
+        "fetch wait of 0 never delivers anything on Tansu.",
     )
     fetch_max_wait_cap_ms: int = Field(
         1000, ge=1, description="Upper bound when a starving partition raises the fetch wait."
