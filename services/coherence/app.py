@@ -1,6 +1,6 @@
 """The faust application: one agent on the spec-update topic.
 
-Acks are manual (``stream.noack()``, ``noack_take``): faust's automatic ack runs in a
+Acks are manual (``stream.noack()``, ``events()``): faust's automatic ack runs in a
 ``finally`` and would ack an event whose processing was cancelled or crashed, letting
 the next commit skip it. Here an event is acked only after its bump is acknowledged by Redis and its
 audit row is committed; faust commits only contiguous acked offsets. Batches go through
@@ -120,8 +120,15 @@ def _consumer(
 ) -> Callable[[Any], Any]:
     async def consume(stream: Any) -> None:
         manual = stream.noack()
-        # Records that arrived together are applied together: one Redis round trip.
-        async for batch in manual.noack_take(settings.batch_max, within=settings.batch_window_s):
+        ready = manual.channel.queue
+        events = manual.events()
+        # Records fetched together are applied together (one Redis round trip): after the
+        # first, take what is already queued, without waiting. (faust's ``noack_take``
+        # wakes on a timer even when idle and holds each batch until the window ends.)
+        async for first in events:
+            batch = [first]
+            while len(batch) < settings.batch_max and not ready.empty():
+                batch.append(await anext(events))
             received = time.time()
             for event in batch:
                 if event.message.timestamp:

@@ -52,9 +52,6 @@ class CoherenceSettings(CommonSettings):
     retry_initial_ms: int = Field(50, ge=1, description="First backoff on a transient error.")
     retry_max_ms: int = Field(5000, ge=1, description="Backoff cap (retries never give up).")
     batch_max: int = Field(500, ge=1, description="Records applied in one Redis pipeline.")
-    batch_window_s: float = Field(
-        0.001, gt=0, description="How long a batch waits for more records (adds to lag)."
-    )
     audit_batch_size: int = Field(500, ge=1, description="Audit rows per SQL transaction.")
     audit_flush_ms: int = Field(20, ge=1, description="Audit rows are written in batches.")
     max_pending_acks: int = Field(5000, ge=1, description="Backpressure on unaudited events.")
