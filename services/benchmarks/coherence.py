@@ -64,6 +64,7 @@ class CoherenceBenchConfig:
     rounds: int = 1  # each round: [baseline worker,] worker, floor
     fetch_max_wait_ms: int = 5  # the worker's default; the floor consumer uses the same
     baseline_tree: Path | None = None  # a checkout whose worker runs as "baseline"
+    kafka_bootstrap: str | None = None  # default: an embedded broker (Tansu)
 
 
 def _histogram_quantile(text: str, name: str, q: float) -> float | None:
@@ -452,10 +453,13 @@ def run_coherence_bench(
     private = None if config.redis_url else RedisServerProcess().start()
     redis_url = config.redis_url or (private.url if private else "")
     keys = KeySpace(f"ccbench-{rng.getrandbits(32):08x}")
-    broker = EmbeddedBroker(log_file=workdir / "tansu.log").start()
+    broker = (
+        None if config.kafka_bootstrap else EmbeddedBroker(log_file=workdir / "tansu.log").start()
+    )
+    bootstrap = config.kafka_bootstrap or (broker.bootstrap if broker else "")
     load_before = os.getloadavg()
     try:
-        ensure_topics(broker.bootstrap, [(TOPIC, PARTITIONS), (TOPIC + ".dlq", PARTITIONS)])
+        ensure_topics(bootstrap, [(TOPIC, PARTITIONS), (TOPIC + ".dlq", PARTITIONS)])
         with Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -475,7 +479,7 @@ def run_coherence_bench(
                 fill_s = time.perf_counter() - fill_started
                 entries_in_redis = loop.run_until_complete(_dbsize(client))
                 rig = _Rig(
-                    config, broker.bootstrap, redis_url, db_url, workdir, keys.prefix, progress, rng
+                    config, bootstrap, redis_url, db_url, workdir, keys.prefix, progress, rng
                 )
                 phases: list[dict[str, Any]] = []
                 # Alternate, so a change in the machine's load hits every kind alike.
@@ -499,6 +503,7 @@ def run_coherence_bench(
             "events": config.events,
             "rate_target": config.rate,
             "partitions": PARTITIONS,
+            "broker": "external" if config.kafka_bootstrap else "embedded tansu",
             "fetch_max_wait_ms": config.fetch_max_wait_ms,
             "rounds": config.rounds,
             "load_average_before": [round(x, 2) for x in load_before],
@@ -522,6 +527,7 @@ def run_coherence_bench(
             },
         }
     finally:
-        broker.stop()
+        if broker is not None:
+            broker.stop()
         if private is not None:
             private.stop()

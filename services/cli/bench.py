@@ -69,6 +69,9 @@ def coherence(
             "'baseline' phase before each worker phase.",
         ),
     ] = None,
+    kafka_bootstrap: str | None = typer.Option(
+        None, help="Use this Kafka (e.g. kafka:9092 in compose) instead of an embedded broker."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Invalidation lag through the real broker and worker vs the broker's floor (a bare
@@ -87,6 +90,7 @@ def coherence(
             rounds=rounds,
             fetch_max_wait_ms=fetch_max_wait_ms,
             baseline_tree=baseline,
+            kafka_bootstrap=kafka_bootstrap,
         )
     )
     if json_output:
