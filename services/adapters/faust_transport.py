@@ -1,15 +1,24 @@
-"""A faust transport whose consumer long-polls for at most a wait we control.
+"""A faust transport tuned for the worker: a bounded long poll, batches handed over whole.
 
 faust-streaming hard-codes ``fetch_max_wait_ms=1500`` for worker consumers. Against a
 broker that does not answer a fetch early when data arrives, that puts up to 1.5 s of
 invalidation lag on every event; a short bound keeps the lag in milliseconds, and
 ``FetchWaitControl`` lets the worker raise it when a partition starves
 (``fetch_wait.FetchWaitGovernor``).
+
+faust's fetcher hands records to agents one by one (a task race per record, then the
+stream's per-event machinery). The worker applies records in batches anyway, so its
+consumer's drain loop puts each fetch's records, as one batch, on a ``BatchHandoff``
+that the applying task reads. faust keeps the group membership, assignment, seeks,
+commits (of acked offsets only) and the app's lifecycle: this replaces only the
+delivery from the fetch to the code that applies it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 import faust
@@ -43,7 +52,72 @@ class FetchWaitControl:
             consumer._fetcher._fetch_max_wait_ms = self.wait_ms
 
 
-def tuned_app_class(control: FetchWaitControl) -> type[faust.App]:
+@dataclass(frozen=True, slots=True)
+class FetchedBatch:
+    """The records of one fetch (faust ``Message`` objects, tracked as pending acks)."""
+
+    messages: list[Any]
+
+
+class BatchHandoff:
+    """Fetched batches, from the consumer's drain loop to the applying task. One batch
+    waits while one is applied: backpressure without holding many records in memory."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[FetchedBatch] | None = None
+
+    @property
+    def queue(self) -> asyncio.Queue[FetchedBatch]:
+        if self._queue is None:  # created on the app's loop, at first use
+            self._queue = asyncio.Queue(maxsize=1)
+        return self._queue
+
+
+async def drain_in_batches(consumer: Any, fetcher: Any, handoff: BatchHandoff) -> None:
+    """faust's drain loop (``Consumer._drain_messages``), one batch per fetch.
+
+    Keeps what faust's loop does with each record (skip what was already read, record
+    offset gaps so commits can pass them, mark it pending an ack, remember the read
+    offset, commit every N acks), but hands the fetch over whole instead of awaiting a
+    callback per record."""
+    consumer_stopped = consumer._stopped.is_set
+    fetcher_stopped = fetcher._stopped.is_set
+    read_offset = consumer._read_offset
+    acks_enabled_for = consumer.app.topics.acks_enabled_for
+    commit_every = consumer._commit_every
+    pending = consumer._unacked_messages.add
+    try:
+        while not (consumer_stopped() or fetcher_stopped()):
+            batch: list[Any] = []
+            async for tp, message in consumer.getmany(timeout=1.0):
+                last = read_offset[tp]
+                if last is not None and message.offset < last:
+                    continue  # read before a seek back; faust drops these too
+                if last and message.offset - last > 1 and acks_enabled_for(message.topic):
+                    await consumer._add_gap(tp, last + 1, message.offset)
+                # Pending an ack (what ``track_message`` does, minus faust's per-message
+                # sensors: the worker exports its own metrics, and nothing reads faust's).
+                pending(message)
+                read_offset[tp] = message.offset
+                batch.append(message)
+            if commit_every is not None and consumer._n_acked >= commit_every:
+                consumer._n_acked = 0
+                await consumer.commit()
+            if batch:
+                await handoff.queue.put(FetchedBatch(batch))
+            else:
+                await asyncio.sleep(0)
+    except consumer.consumer_stopped_errors:
+        if consumer.transport.app.should_stop:
+            return
+        raise
+    except asyncio.CancelledError:
+        if consumer.transport.app.should_stop:
+            return
+        raise
+
+
+def tuned_app_class(control: FetchWaitControl, handoff: BatchHandoff) -> type[faust.App]:
     class ConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
         def _create_worker_consumer(self, transport: Any) -> Any:
             consumer = super()._create_worker_consumer(transport)
@@ -53,6 +127,9 @@ def tuned_app_class(control: FetchWaitControl) -> type[faust.App]:
     class TunedConsumer(faust_aiokafka.Consumer):
         def _new_consumer_thread(self) -> Any:
             return ConsumerThread(self, loop=self.loop, beacon=self.beacon)
+
+        async def _drain_messages(self, fetcher: Any) -> None:
+            await drain_in_batches(self, fetcher, handoff)
 
     class Transport(faust_aiokafka.Transport):
         Consumer = TunedConsumer

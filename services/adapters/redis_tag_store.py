@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import RedisClusterException, RedisError
+from redis.exceptions import NoScriptError, RedisClusterException, RedisError
 
 from services.core.entries import Snapshot, decode_entry, encode_entry
 from services.core.errors import ReplicaBehind, StoreUnavailable
@@ -367,9 +367,9 @@ class RedisTagStore:
             scripted.append((self._applied, [self.replica.record], args))
 
         async def run() -> list[Any]:
-            if len(scripted) == len(calls):  # bumps only (unguarded, e.g. on a cluster)
+            if isinstance(self._client, RedisCluster):  # unguarded: bumps only
                 return await self._run_scripts(self._bump, calls)
-            return await self._run_mixed(scripted)
+            return await self._evalsha_pipeline(self._client, scripted)
 
         raw = await self._call("bump pipeline", run)
         behind: dict[str, int] = {}
@@ -454,18 +454,6 @@ class RedisTagStore:
         log from there)."""
         self._held[field] = offset
 
-    async def _run_mixed(
-        self, calls: Sequence[tuple[AsyncScript, list[str], list[Any]]]
-    ) -> list[Any]:
-        """Calls of several scripts in one pipeline, in order (standalone Redis only: the
-        replica record, the only reason to mix scripts, is not kept on a cluster)."""
-        if isinstance(self._client, RedisCluster):
-            raise ValueError("mixed-script pipelines need a standalone Redis")
-        pipe = self._client.pipeline(transaction=False)
-        for script, keys, args in calls:
-            await script(keys=keys, args=args, client=pipe)
-        return list(await pipe.execute())
-
     async def _run_scripts(
         self, script: AsyncScript, calls: Sequence[tuple[list[str], list[Any]]]
     ) -> list[Any]:
@@ -478,6 +466,33 @@ class RedisTagStore:
         for keys, args in calls:
             await script(keys=keys, args=args, client=pipe)
         return list(await pipe.execute())
+
+    @staticmethod
+    async def _evalsha_pipeline(
+        client: Redis, calls: Sequence[tuple[AsyncScript, list[str], list[Any]]]
+    ) -> list[Any]:
+        """EVALSHA calls in one pipeline: one round trip. redis-py's script pipelines send
+        ``SCRIPT EXISTS`` before every execute, a second round trip per batch; here a
+        server that lost its scripts (a restart, a new instance) answers NOSCRIPT, and
+        the scripts are loaded and those calls sent again, in their order."""
+        pipe = client.pipeline(transaction=False)
+        for script, keys, args in calls:
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        results = list(await pipe.execute(raise_on_error=False))
+        missing = [i for i, r in enumerate(results) if isinstance(r, NoScriptError)]
+        if missing:
+            for script in {calls[i][0].sha: calls[i][0] for i in missing}.values():
+                await client.script_load(script.script)
+            again = client.pipeline(transaction=False)
+            for i in missing:
+                script, keys, args = calls[i]
+                again.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            for i, result in zip(missing, await again.execute(raise_on_error=False), strict=True):
+                results[i] = result
+        for result in results:
+            if isinstance(result, Exception):
+                raise result
+        return results
 
     async def generations(self, product: str) -> dict[str, str]:
         """All generation fields of a product (admin and checker reads)."""

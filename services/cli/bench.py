@@ -56,16 +56,41 @@ def coherence(
     rate: float = typer.Option(1_000.0, min=1, help="Events per second."),
     seed: int = typer.Option(7, help="Workload seed."),
     redis_url: str | None = typer.Option(None, help="Use this Redis instead of a private one."),
+    rounds: int = typer.Option(1, min=1, help="Alternations of worker and floor phases."),
+    fetch_max_wait_ms: int = typer.Option(
+        5, min=1, help="Fetch wait of the worker and of the floor consumer."
+    ),
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            file_okay=False,
+            help="A checkout (e.g. a git worktree of an older commit) whose worker runs as a "
+            "'baseline' phase before each worker phase.",
+        ),
+    ] = None,
+    kafka_bootstrap: str | None = typer.Option(
+        None, help="Use this Kafka (e.g. kafka:9092 in compose) instead of an embedded broker."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
-    """Invalidation lag through the real broker and worker; tag bump vs SCAN purge."""
+    """Invalidation lag through the real broker and worker vs the broker's floor (a bare
+    aiokafka consumer, one INCR per record), alternating; tag bump vs SCAN purge."""
     import json
 
     from services.harness.benchmarks.coherence import CoherenceBenchConfig, run_coherence_bench
 
     report = run_coherence_bench(
         CoherenceBenchConfig(
-            entries=entries, events=events, rate=rate, seed=seed, redis_url=redis_url
+            entries=entries,
+            events=events,
+            rate=rate,
+            seed=seed,
+            redis_url=redis_url,
+            rounds=rounds,
+            fetch_max_wait_ms=fetch_max_wait_ms,
+            baseline_tree=baseline,
+            kafka_bootstrap=kafka_bootstrap,
         )
     )
     if json_output:

@@ -1,11 +1,15 @@
-"""The faust application: one agent on the spec-update topic.
+"""The faust application: the spec-update topic, applied in batches by one task.
 
-Acks are manual (``stream.noack()``, ``noack_take``): faust's automatic ack runs in a
-``finally`` and would ack an event whose processing was cancelled or crashed, letting
-the next commit skip it. Here an event is acked only after its bump is acknowledged by Redis and its
-audit row is committed; faust commits only contiguous acked offsets. Batches go through
-the replica guard, which repairs a Redis that lost part of the log before anything new
-is acknowledged.
+faust keeps the consumer group, assignment, seeks, commits and the app's lifecycle; its
+consumer hands each fetch over whole (``kafka_transport.drain_in_batches``) to one
+applying task, instead of per record through an agent's stream.
+
+Acks are manual: faust's agents ack an event in a ``finally``, even one whose processing
+was cancelled or crashed, letting the next commit skip it. Here a record is acked
+(``Consumer.ack``) only after its bump is acknowledged by Redis and its audit row is
+committed; faust commits only contiguous acked offsets. Batches go through the replica
+guard, which repairs a Redis that lost part of the log before anything new is
+acknowledged.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 
 import faust
 
-from services.adapters.faust_transport import FetchWaitControl, tuned_app_class
+from services.adapters.faust_transport import BatchHandoff, FetchWaitControl, tuned_app_class
 from services.coherence.audit_writer import AuditWriter
 from services.coherence.fetch_wait import FetchWaitGovernor
 from services.coherence.handler import CoherenceHandler, RawRecord
@@ -44,8 +48,10 @@ def create_app(
     """The faust app: its topics, the applying agent, the audit task and two timers."""
     fetch_wait = FetchWaitControl(settings.fetch_max_wait_ms)
     metrics.fetch_wait_ms.set(settings.fetch_max_wait_ms)
-    app = _faust_app(settings, fetch_wait)
+    handoff = BatchHandoff()
+    app = _faust_app(settings, fetch_wait, handoff)
     source = _raw_topic(app, settings.topic, settings.topic_partitions)
+    app.topics.add(source)  # subscribed (and its offsets acked) without an agent
     dlq = _raw_topic(app, settings.dlq_topic, settings.topic_partitions)
     handler = handler_factory(dlq)
     #: partition → next offset handled by this process
@@ -56,8 +62,8 @@ def create_app(
 
     guard: ReplicaGuard | None = guard_factory(handler, assigned, positions)
     apply = guard.apply if guard is not None else handler.handle_batch
-    consume = _consumer(settings, apply, audit_writer, metrics, positions)
-    app.agent(source, name="apply-spec-updates", concurrency=1)(consume)
+    consume = _consumer(app, handoff, apply, audit_writer, metrics, positions)
+    app.task(consume)
 
     async def write_audit() -> None:
         await audit_writer.run()
@@ -76,8 +82,10 @@ def create_app(
     return app
 
 
-def _faust_app(settings: CoherenceSettings, fetch_wait: FetchWaitControl) -> faust.App:
-    app_class = tuned_app_class(fetch_wait)
+def _faust_app(
+    settings: CoherenceSettings, fetch_wait: FetchWaitControl, handoff: BatchHandoff
+) -> faust.App:
+    app_class = tuned_app_class(fetch_wait, handoff)
     return app_class(
         settings.consumer_group,
         broker=f"kafka://{settings.kafka_bootstrap}",
@@ -112,39 +120,34 @@ def _raw_topic(app: faust.App, name: str, partitions: int) -> Any:
 
 
 def _consumer(
-    settings: CoherenceSettings,
+    app: faust.App,
+    handoff: BatchHandoff,
     apply: Callable[[Sequence[RawRecord]], Any],
     audit_writer: AuditWriter,
     metrics: CoherenceMetrics,
     positions: dict[int, int],
-) -> Callable[[Any], Any]:
-    async def consume(stream: Any) -> None:
-        manual = stream.noack()
-        # Records that arrived together are applied together: one Redis round trip.
-        async for batch in manual.noack_take(settings.batch_max, within=settings.batch_window_s):
+) -> Callable[[], Any]:
+    """The applying task: one fetched batch at a time (one Redis round trip each), each
+    record acked only once its effect and its audit row are acknowledged."""
+
+    async def consume() -> None:
+        consumer = app.consumer
+        while True:
+            batch = (await handoff.queue.get()).messages
             received = time.time()
-            for event in batch:
-                if event.message.timestamp:
-                    metrics.broker_delay.observe(max(0.0, received - event.message.timestamp))
-            records = [
-                RawRecord(
-                    e.message.topic,
-                    e.message.partition,
-                    e.message.offset,
-                    e.message.key,
-                    e.message.value,
-                )
-                for e in batch
-            ]
+            for message in batch:
+                if message.timestamp:
+                    metrics.broker_delay.observe(max(0.0, received - message.timestamp))
+            records = [RawRecord(m.topic, m.partition, m.offset, m.key, m.value) for m in batch]
             audits = await apply(records)
             handled = time.time() - received
             for _ in audits:
                 metrics.processing.observe(handled)
-            for event, audit in zip(batch, audits, strict=True):
-                positions[event.message.partition] = event.message.offset + 1
+            for message, audit in zip(batch, audits, strict=True):
+                positions[message.partition] = message.offset + 1
 
-                async def ack(event: Any = event) -> None:
-                    await manual.ack(event)
+                async def ack(message: Any = message) -> None:
+                    consumer.ack(message)
 
                 await audit_writer.submit(audit, ack)
 

@@ -34,6 +34,8 @@ class WorkerProcess:
     env: Mapping[str, str]
     log_file: Path | None = None
     metrics_port: int = 0
+    #: run from this source tree (its ``services`` package), e.g. an older commit to compare
+    source_tree: Path | None = None
     _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -62,6 +64,7 @@ class WorkerProcess:
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            cwd=self.source_tree,
         )
         return self
 

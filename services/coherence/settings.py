@@ -35,7 +35,10 @@ class CoherenceSettings(CommonSettings):
     metrics_port: int = Field(9102, ge=0, description="Prometheus /metrics port (0 = off).")
     metrics_host: str = Field("0.0.0.0", description="Address the metrics server binds.")  # noqa: S104
     fetch_max_wait_ms: int = Field(
-        5, ge=0, description="Consumer long-poll bound; small keeps invalidation lag low."
+        5,
+        ge=1,
+        description="Consumer long-poll bound; small keeps invalidation lag low. At least 1: a "
+        "fetch wait of 0 never delivers anything on Tansu.",
     )
     fetch_max_wait_cap_ms: int = Field(
         1000, ge=1, description="Upper bound when a starving partition raises the fetch wait."
@@ -49,9 +52,6 @@ class CoherenceSettings(CommonSettings):
     retry_initial_ms: int = Field(50, ge=1, description="First backoff on a transient error.")
     retry_max_ms: int = Field(5000, ge=1, description="Backoff cap (retries never give up).")
     batch_max: int = Field(500, ge=1, description="Records applied in one Redis pipeline.")
-    batch_window_s: float = Field(
-        0.001, gt=0, description="How long a batch waits for more records (adds to lag)."
-    )
     audit_batch_size: int = Field(500, ge=1, description="Audit rows per SQL transaction.")
     audit_flush_ms: int = Field(20, ge=1, description="Audit rows are written in batches.")
     max_pending_acks: int = Field(5000, ge=1, description="Backpressure on unaudited events.")

@@ -143,7 +143,8 @@ def parse_event(
         raise InvalidEvent(
             InvalidReason.NOT_JSON, f"line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
-    _refuse_lone_surrogates(doc)
+    if "\\u" in text:  # a lone surrogate can only arrive as an escape
+        _refuse_lone_surrogates(doc)
     if validator.is_valid(doc):
         return _from_valid_document(doc, key)
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))

@@ -14,8 +14,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -24,6 +28,7 @@ from typing import Any
 
 import redis
 import redis.asyncio as aioredis
+from aiokafka import AIOKafkaConsumer, TopicPartition
 from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -55,6 +60,10 @@ class CoherenceBenchConfig:
     rate: float = 1_000.0
     seed: int = 7
     redis_url: str | None = None  # default: a private redis-server
+    rounds: int = 1  # each round: [baseline worker,] worker, floor
+    fetch_max_wait_ms: int = 5  # the worker's default; the floor consumer uses the same
+    baseline_tree: Path | None = None  # a checkout whose worker runs as "baseline"
+    kafka_bootstrap: str | None = None  # default: an embedded broker (Tansu)
 
 
 def _histogram_quantile(text: str, name: str, q: float) -> float | None:
@@ -126,9 +135,9 @@ async def _fill(
 
 
 def _publish(
-    events: list[ProductSpecUpdated], rate: float, bootstrap: str, progress: Progress
+    events: list[ProductSpecUpdated], rate: float, bootstrap: str, progress: Progress, phase: str
 ) -> float:
-    task = progress.add_task(f"publishing at {rate:.0f}/s", total=len(events))
+    task = progress.add_task(f"{phase}: publishing at {rate:.0f}/s", total=len(events))
     with SpecUpdatePublisher(bootstrap, topic=TOPIC) as publisher:
         producer = publisher._producer
         started = time.perf_counter()
@@ -235,6 +244,205 @@ def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 2)
 
 
+def _start_worker_group(bootstrap: str, group: str) -> None:
+    """Commit the end of every partition for a new consumer group, so a worker phase
+    applies only the events published for it (the topic also holds earlier phases')."""
+
+    async def commit_end() -> None:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False
+        )
+        await consumer.start()
+        try:
+            assigned = [TopicPartition(TOPIC, p) for p in range(PARTITIONS)]
+            consumer.assign(assigned)
+            await consumer.seek_to_end(*assigned)
+            await consumer.commit({tp: await consumer.position(tp) for tp in assigned})
+        finally:
+            await consumer.stop()
+
+    asyncio.run(commit_end())
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux ``/proc``: the bench also runs in
+    the runtime image, which has no psutil)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _lag_summary(lags: list[float]) -> dict[str, float | None]:
+    lags = sorted(lags)
+    return {
+        "lag_ms_p50": _round(nearest_rank(lags, 0.50)),
+        "lag_ms_p90": _round(nearest_rank(lags, 0.90)),
+        "lag_ms_p99": _round(nearest_rank(lags, 0.99)),
+        "lag_ms_max": round(lags[-1], 3) if lags else None,
+    }
+
+
+@dataclass
+class _Rig:
+    """What every phase shares: the broker, Redis, the audit database, the progress bar."""
+
+    config: CoherenceBenchConfig
+    bootstrap: str
+    redis_url: str
+    db_url: str
+    workdir: Path
+    prefix: str
+    progress: Progress
+    rng: random.Random
+
+
+def _worker_phase(rig: _Rig, name: str, index: int, source_tree: Path | None) -> dict[str, Any]:
+    """One worker phase: a fresh consumer group and key prefix (no replica record to
+    repair), ready before publishing; CPU is the worker process's from ready to the last
+    event audited."""
+    group = f"bench-{rig.prefix}-{index}"
+    _start_worker_group(rig.bootstrap, group)
+    worker = WorkerProcess(
+        {
+            "CACHECOH_KAFKA_BOOTSTRAP": rig.bootstrap,
+            "CACHECOH_TOPIC": TOPIC,
+            "CACHECOH_DLQ_TOPIC": TOPIC + ".dlq",
+            "CACHECOH_TOPIC_PARTITIONS": str(PARTITIONS),
+            "CACHECOH_CONSUMER_GROUP": group,
+            "CACHECOH_REDIS_URL": rig.redis_url,
+            "CACHECOH_REDIS_PREFIX": f"{rig.prefix}-{index}",
+            "CACHECOH_DATABASE_URL": rig.db_url,
+            "CACHECOH_LOG_LEVEL": "WARNING",
+            "CACHECOH_SEED_SPEC_STORE": "true",
+            "CACHECOH_FETCH_MAX_WAIT_MS": str(rig.config.fetch_max_wait_ms),
+        },
+        log_file=rig.workdir / f"worker-{index}.log",
+        source_tree=source_tree,
+    ).start()
+    try:
+        ready = rig.progress.add_task(f"{name}: worker joining the group", total=None)
+        worker.wait_ready()
+        rig.progress.update(ready, total=1, completed=1)
+        time.sleep(1.0)  # let the first replica check and fetches settle
+        events = _events(rig.config.events, rig.rng)
+        cpu_started = _cpu_seconds(worker.pid)
+        publish_s = _publish(events, rig.config.rate, rig.bootstrap, rig.progress, name)
+        audit = AuditLog(make_engine(rig.db_url))
+        wanted = [e.event_id for e in events]
+        waiting = rig.progress.add_task(f"{name}: waiting for the audit", total=len(wanted))
+        deadline = time.monotonic() + 120
+        applied: set[str] = set()
+        while time.monotonic() < deadline:
+            applied = audit.applied_event_ids() & set(wanted)
+            rig.progress.update(waiting, completed=len(applied))
+            if len(applied) == len(wanted):
+                break
+            time.sleep(0.1)
+        cpu_s = _cpu_seconds(worker.pid) - cpu_started
+        lags = audit.lags_ms(wanted)
+        worker_metrics = worker.metrics_text()
+    finally:
+        worker.stop()
+    return {
+        "phase": name,
+        "events_applied": len(applied),
+        "events_lost": len(wanted) - len(applied),
+        "publish_seconds": round(publish_s, 2),
+        **_lag_summary(lags),
+        "cpu_ms_per_event": round(cpu_s * 1000 / len(wanted), 4),
+        # Where the lag goes: producer + broker + fetch (record timestamp → received).
+        "broker_delay_ms_p50": _ms(
+            _histogram_quantile(worker_metrics, "cachecoh_coherence_broker_delay_seconds", 0.5)
+        ),
+        "broker_delay_ms_p99": _ms(
+            _histogram_quantile(worker_metrics, "cachecoh_coherence_broker_delay_seconds", 0.99)
+        ),
+        # The worker's own part (received → bump acknowledged).
+        "processing_ms_p50": _ms(
+            _histogram_quantile(worker_metrics, "cachecoh_coherence_processing_seconds", 0.5)
+        ),
+        "processing_ms_p99": _ms(
+            _histogram_quantile(worker_metrics, "cachecoh_coherence_processing_seconds", 0.99)
+        ),
+    }
+
+
+def _floor_phase(rig: _Rig, index: int) -> dict[str, Any]:
+    """The broker's floor: ``broker_floor`` as a child process, same topic and producer."""
+    out = rig.workdir / f"floor-{index}.json"
+    child = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
+        [
+            sys.executable,
+            "-m",
+            "services.harness.benchmarks.broker_floor",
+            "--bootstrap",
+            rig.bootstrap,
+            "--topic",
+            TOPIC,
+            "--partitions",
+            str(PARTITIONS),
+            "--redis-url",
+            rig.redis_url,
+            "--counter-key",
+            f"{rig.prefix}:floor",
+            "--count",
+            str(rig.config.events),
+            "--fetch-max-wait-ms",
+            str(rig.config.fetch_max_wait_ms),
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert child.stdout is not None
+        if child.stdout.readline().strip() != b"ready":
+            raise RuntimeError(f"the floor consumer did not start (exit {child.wait()})")
+        events = _events(rig.config.events, rig.rng)
+        publish_s = _publish(events, rig.config.rate, rig.bootstrap, rig.progress, "floor")
+        child.wait(timeout=150)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    report = json.loads(out.read_text())
+    lags = [float(x) for x in report["lags_ms"]]
+    return {
+        "phase": "floor",
+        "events_applied": len(lags),
+        "events_lost": rig.config.events - len(lags),
+        "publish_seconds": round(publish_s, 2),
+        **_lag_summary(lags),
+        "cpu_ms_per_event": round(float(report["cpu_seconds"]) * 1000 / rig.config.events, 4),
+    }
+
+
+def _ratio(value: float | None, floor: float | None) -> float | None:
+    return None if value is None or not floor else round(value / floor, 2)
+
+
+def _summary(phases: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per kind: medians over rounds, and lag / floor against the floor of the same
+    round (one floor phase per round)."""
+    floors = [p for p in phases if p["phase"] == "floor"]
+    out: dict[str, Any] = {}
+    for name in dict.fromkeys(p["phase"] for p in phases):
+        mine = [p for p in phases if p["phase"] == name]
+        row: dict[str, Any] = {}
+        for key in ("lag_ms_p50", "lag_ms_p99", "cpu_ms_per_event"):
+            values = [p[key] for p in mine if p[key] is not None]
+            row[key] = round(statistics.median(values), 3) if values else None
+        if name != "floor":
+            for q in ("p50", "p99"):
+                ratios = [
+                    _ratio(w[f"lag_ms_{q}"], f[f"lag_ms_{q}"])
+                    for w, f in zip(mine, floors, strict=False)
+                ]
+                known = [r for r in ratios if r is not None]
+                row[f"lag_over_floor_{q}"] = round(statistics.median(known), 2) if known else None
+        out[name] = row
+    return out
+
+
 def run_coherence_bench(
     config: CoherenceBenchConfig, console: Console | None = None
 ) -> dict[str, Any]:
@@ -246,10 +454,13 @@ def run_coherence_bench(
     private = None if config.redis_url else RedisServerProcess().start()
     redis_url = config.redis_url or (private.url if private else "")
     keys = KeySpace(f"ccbench-{rng.getrandbits(32):08x}")
-    broker = EmbeddedBroker(log_file=workdir / "tansu.log").start()
-    worker: WorkerProcess | None = None
+    broker = (
+        None if config.kafka_bootstrap else EmbeddedBroker(log_file=workdir / "tansu.log").start()
+    )
+    bootstrap = config.kafka_bootstrap or (broker.bootstrap if broker else "")
+    load_before = os.getloadavg()
     try:
-        ensure_topics(broker.bootstrap, [(TOPIC, PARTITIONS), (TOPIC + ".dlq", PARTITIONS)])
+        ensure_topics(bootstrap, [(TOPIC, PARTITIONS), (TOPIC + ".dlq", PARTITIONS)])
         with Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -268,87 +479,61 @@ def run_coherence_bench(
                 )
                 fill_s = time.perf_counter() - fill_started
                 entries_in_redis = loop.run_until_complete(_dbsize(client))
-                worker = WorkerProcess(
-                    {
-                        "CACHECOH_KAFKA_BOOTSTRAP": broker.bootstrap,
-                        "CACHECOH_TOPIC": TOPIC,
-                        "CACHECOH_DLQ_TOPIC": TOPIC + ".dlq",
-                        "CACHECOH_TOPIC_PARTITIONS": str(PARTITIONS),
-                        "CACHECOH_CONSUMER_GROUP": f"bench-{keys.prefix}",
-                        "CACHECOH_REDIS_URL": redis_url,
-                        "CACHECOH_REDIS_PREFIX": keys.prefix,
-                        "CACHECOH_DATABASE_URL": db_url,
-                        "CACHECOH_LOG_LEVEL": "WARNING",
-                        "CACHECOH_SEED_SPEC_STORE": "true",
-                    },
-                    log_file=workdir / "worker.log",
-                ).start()
-                ready = progress.add_task("worker joining the consumer group", total=None)
-                worker.wait_ready()
-                progress.update(ready, total=1, completed=1)
-                events = _events(config.events, rng)
-                publish_s = _publish(events, config.rate, broker.bootstrap, progress)
-                audit = AuditLog(make_engine(db_url))
-                wanted = {e.event_id for e in events}
-                waiting = progress.add_task("waiting for the audit", total=len(wanted))
-                deadline = time.monotonic() + 120
-                applied: set[str] = set()
-                while time.monotonic() < deadline:
-                    applied = audit.applied_event_ids() & wanted
-                    progress.update(waiting, completed=len(applied))
-                    if applied == wanted:
-                        break
-                    time.sleep(0.25)
-                lags = sorted(audit.lags_ms())
-                rows = audit.rows(limit=config.events + 10)
-                applied_times = sorted(
-                    r["applied_at"].timestamp() for r in rows if r["outcome"] == "applied"
+                rig = _Rig(
+                    config, bootstrap, redis_url, db_url, workdir, keys.prefix, progress, rng
                 )
+                phases: list[dict[str, Any]] = []
+                # Alternate, so a change in the machine's load hits every kind alike.
+                kinds: list[tuple[str, Path | None]] = [("worker", None)]
+                if config.baseline_tree is not None:
+                    kinds.insert(0, ("baseline", config.baseline_tree))
+                # The topic grows, and Tansu's fetches slow with it: every other round runs
+                # in reverse order, so no kind always gets the smaller topic.
+                for round_number in range(config.rounds):
+                    order: list[tuple[str, Path | None]] = [*kinds, ("floor", None)]
+                    for name, tree in order if round_number % 2 == 0 else order[::-1]:
+                        if name == "floor":
+                            phases.append(_floor_phase(rig, len(phases) + 1))
+                        else:
+                            phases.append(_worker_phase(rig, name, len(phases) + 1, tree))
                 purge = loop.run_until_complete(_compare_purges(client, keys, assigned))
-                worker_metrics = worker.metrics_text()
             finally:
                 loop.run_until_complete(client.aclose())
                 loop.run_until_complete(seed_client.aclose())
                 loop.close()
-        span = (applied_times[-1] - applied_times[0]) if len(applied_times) > 1 else float("nan")
+        summary = _summary(phases)
+        worker = summary["worker"]
         return {
             "entries": config.entries,
             "entries_in_redis": entries_in_redis,
             "events": config.events,
             "rate_target": config.rate,
-            "events_applied": len(applied),
-            "events_lost": len(wanted - applied),
-            "publish_seconds": round(publish_s, 2),
-            "events_per_s": round((len(applied_times) - 1) / span, 1)
-            if span == span and span > 0
-            else None,
-            "lag_ms_p50": _round(nearest_rank(lags, 0.50)),
-            "lag_ms_p90": _round(nearest_rank(lags, 0.90)),
-            "lag_ms_p99": _round(nearest_rank(lags, 0.99)),
-            "lag_ms_max": round(lags[-1], 3) if lags else None,
-            "lag_ms_mean": round(statistics.fmean(lags), 3) if lags else None,
-            # Where the lag goes: producer + broker + fetch (record timestamp → received).
-            "broker_delay_ms_p50": _ms(
-                _histogram_quantile(worker_metrics, "cachecoh_coherence_broker_delay_seconds", 0.5)
-            ),
-            "broker_delay_ms_p99": _ms(
-                _histogram_quantile(worker_metrics, "cachecoh_coherence_broker_delay_seconds", 0.99)
-            ),
-            # The worker's own part (received → bump acknowledged).
-            "processing_ms_p50": _ms(
-                _histogram_quantile(worker_metrics, "cachecoh_coherence_processing_seconds", 0.5)
-            ),
-            "processing_ms_p99": _ms(
-                _histogram_quantile(worker_metrics, "cachecoh_coherence_processing_seconds", 0.99)
-            ),
             "partitions": PARTITIONS,
+            "broker": "external" if config.kafka_bootstrap else "embedded tansu",
+            "fetch_max_wait_ms": config.fetch_max_wait_ms,
+            "rounds": config.rounds,
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()],
+            "lag_ms_p50": worker["lag_ms_p50"],
+            "lag_ms_p99": worker["lag_ms_p99"],
+            "floor_lag_ms_p50": summary["floor"]["lag_ms_p50"],
+            "floor_lag_ms_p99": summary["floor"]["lag_ms_p99"],
+            "lag_over_floor_p50": worker["lag_over_floor_p50"],
+            "lag_over_floor_p99": worker["lag_over_floor_p99"],
+            "worker_cpu_ms_per_event": worker["cpu_ms_per_event"],
+            "events_lost": sum(p["events_lost"] for p in phases),
+            "summary": summary,
+            "phases": phases,
             "fill_seconds": round(fill_s, 1),
             **purge,
-            "targets": {"lag_ms_p99": 10.0, "scan_over_tag_ratio": 1000.0},
+            "targets": {
+                "lag_over_floor": 1.3,
+                "lag_ms_p99_on_apache_kafka": 10.0,
+                "scan_over_tag_ratio": 1000.0,
+            },
         }
     finally:
-        if worker is not None:
-            worker.stop()
-        broker.stop()
+        if broker is not None:
+            broker.stop()
         if private is not None:
             private.stop()
