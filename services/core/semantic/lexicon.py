@@ -114,6 +114,7 @@ class SlotLexicon:
         brands = {
             str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
         }
+        name_words = tuple(name_words)
         series_words = tuple(str(w) for w in lexicon_doc.get("series_words", ()))
         raw = (*_raw_phrases(attributes_doc, lexicon_doc), *extra_words)
         spelling = SpellingCorrector(
@@ -132,7 +133,10 @@ class SlotLexicon:
                 for form in attr.get("synonyms", {}).get("zh", ())
             ],
         )
-        normaliser = TextNormaliser(series_words, raw, spelling)
+        # Brand and name words that start with a numeral (三星, 一加) are words, also
+        # after a Latin word ("my new 三星S24").
+        protected = (*raw, *name_words, *(w for ws in brands.values() for w in ws))
+        normaliser = TextNormaliser(series_words, protected, spelling)
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}
 

@@ -1,0 +1,69 @@
+"""Third pass: unit-settled confirm questions, possession without history, numerals in
+brand words (questions written for these tests, not taken from any labelled set)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from services.core.semantic.fingerprint import Bypass, Fingerprint
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        # A number in a unit only weight uses for these categories: the reader's best
+        # three need not include weight, the margin still applies.
+        ("is the iPhone 15 171 g?", "iphone_15|weight|"),
+        ("is the Xiaomi 14 193 g?", "xiaomi_14|weight|"),
+        ("is the AirPods Pro 2 5.3 g?", "airpods_pro_2|weight|"),
+        # 三星 after a Latin word is the brand, not the number 3.
+        ("runtime for 三星盖乐世 s24", "samsung_galaxy_s24|battery_life|"),
+    ],
+)
+def test_unit_settled_and_numeral_brand_questions_get_their_fingerprint(
+    extractor: SemanticExtractor, text: str, cid: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.cid == cid
+
+
+def test_reader_still_vetoes_a_unit_settled_attribute_far_outside_its_margin(
+    extractor: SemanticExtractor,
+) -> None:
+    text = extractor.normaliser.normalise("iPhone 15 退货政策")
+    verdict = extractor.reader.read(text, "iphone_15", "weight", attribute_settled=True)
+    assert not verdict.agrees
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我这台iPhone 15的电池容量",
+        "我家小米14的续航",
+        "俺的华为Mate 60多重",
+        "my new MacBook Air M3 warranty",
+        "what is the battery life of our old AirPods Pro 2",
+    ],
+)
+def test_possession_without_history_is_personal(extractor: SemanticExtractor, text: str) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "personal"
+
+
+@pytest.mark.parametrize(
+    "text", ["iPhone 15这会儿多少钱", "小米14眼下什么价", "Model Y price as of today"]
+)
+def test_everyday_now_words_are_realtime(extractor: SemanticExtractor, text: str) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "realtime"
+
+
+def test_possession_words_alone_do_not_bypass_a_plain_spec_question(
+    extractor: SemanticExtractor,
+) -> None:
+    decision = extractor.decide("iPhone 15 new model weight")
+    assert not (isinstance(decision, Bypass) and decision.intent == "personal")
