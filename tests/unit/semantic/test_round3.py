@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.core.semantic.extractor import SemanticExtractor
-from services.core.semantic.fingerprint import Bypass, Fingerprint
+from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint
 
 
 @pytest.mark.parametrize(
@@ -67,3 +67,38 @@ def test_possession_words_alone_do_not_bypass_a_plain_spec_question(
 ) -> None:
     decision = extractor.decide("iPhone 15 new model weight")
     assert not (isinstance(decision, Bypass) and decision.intent == "personal")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Built like a method value (…充 / … charging) but none of the vocabulary's.
+        "iPhone 15磁吸充电功率",
+        "iPhone 15 turbo charging power",
+        # Built like a trim (…版).
+        "Model Y 舒适版多少钱",
+    ],
+)
+def test_a_word_built_like_an_unread_value_gives_no_fingerprint(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, NoFingerprint), decision
+    assert "cannot read" in decision.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        ("iPhone 15充电功率", "iphone_15|charging_power|"),
+        ("iPhone 15 charging power", "iphone_15|charging_power|"),
+        ("苹果手机15充电多少瓦", "iphone_15|charging_power|"),
+        ("iPhone 15 有线充电功率", "iphone_15|charging_power|method=wired"),
+    ],
+)
+def test_vocabulary_words_and_other_words_heads_are_no_unread_value(
+    extractor: SemanticExtractor, text: str, cid: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.cid == cid
