@@ -6,6 +6,8 @@
 * ``nick``: product names rebuilt from the lexicon's name synonyms (iphone → 苹果手机, macbook
   air → mba) with an attribute synonym;
 * ``unit``: a number in the unit the product's own spec uses ("3349mAh吗", "171 g?");
+* ``squeezed`` / ``typo``: the English name without spaces (macbookairm3) or with two
+  middle letters of its longest word swapped (Samsnug);
 * ``confirm``: the spec's own value stated for confirmation ("是6.1英寸吗");
 * ``policy``: store policy synonyms in everyday English and Chinese frames;
 * ``personal``: first-person history or possession of one's own device or order (我这台,
@@ -62,6 +64,17 @@ _PREDICT_FRAMES = (
     "how many more years will the {n} be supported?",
     "{n}将来会支持新的系统吗",
 )
+
+
+def _transposed(name: str) -> str | None:
+    """The name with two middle letters of its longest Latin word swapped (Samsnug)."""
+    words = [w for w in name.split() if w.isascii() and w.isalpha() and len(w) >= 6]
+    if not words:
+        return None
+    word = max(words, key=len)
+    middle = len(word) // 2
+    swapped = word[: middle - 1] + word[middle] + word[middle - 1] + word[middle + 1 :]
+    return name.replace(word, swapped, 1)
 
 
 def _cid(product: str | None, attribute: str) -> str:
@@ -135,6 +148,18 @@ def generate(
                 yield record("nick", frame.format(n=nick, a=en), "query_spec", pid, attribute)
         name = names[0]
         en_name = product["names"].get("en", names)[0]
+        # Squeezed (macbookairm3) and transposed-letter (Samsnug) spellings of the name.
+        for kind, written in (
+            ("squeezed", en_name.lower().replace(" ", "")),
+            ("typo", _transposed(en_name)),
+        ):
+            if written is None or written == en_name or not applicable:
+                continue
+            attribute = applicable[number % len(applicable)]
+            en = chooser.choice(
+                plain(vocabulary[attribute]["synonyms"].get("en", ())) or [attribute]
+            )
+            yield record(kind, f"{written} {en}?", "query_spec", pid, attribute)
         for attribute in applicable:
             spec = specs[attribute]
             if "by" in spec or not isinstance(spec.get("value"), int | float):

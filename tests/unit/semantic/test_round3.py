@@ -102,3 +102,10 @@ def test_vocabulary_words_and_other_words_heads_are_no_unread_value(
     decision = extractor.decide(text)
     assert isinstance(decision, Fingerprint), decision
     assert decision.cid == cid
+
+
+def test_a_squeezed_name_ending_in_a_model_letter_is_split(extractor: SemanticExtractor) -> None:
+    # "samsunggalaxys24": the letter before the number is the model code's (s24).
+    decision = extractor.decide("samsunggalaxys24 weight")
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.cid == "samsung_galaxy_s24|weight|"
