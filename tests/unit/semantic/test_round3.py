@@ -109,3 +109,28 @@ def test_a_squeezed_name_ending_in_a_model_letter_is_split(extractor: SemanticEx
     decision = extractor.decide("samsunggalaxys24 weight")
     assert isinstance(decision, Fingerprint), decision
     assert decision.cid == "samsung_galaxy_s24|weight|"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("iPhone 15 price next month", "predict"),
+        ("Model Y到时候多少钱", "predict"),
+        ("iPhone 15 latest price", "realtime"),
+        ("Model Y本周价格", "realtime"),
+        ("我在用iPhone 15，续航多久", "personal"),
+    ],
+)
+def test_relative_time_and_use_words_bypass(
+    extractor: SemanticExtractor, text: str, intent: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == intent
+
+
+def test_a_duration_after_a_full_charge_stays_a_spec_question(
+    extractor: SemanticExtractor,
+) -> None:
+    decision = extractor.decide("iPhone 15充满电以后能用多久")
+    assert not isinstance(decision, Bypass), decision
