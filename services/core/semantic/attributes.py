@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from services.core.semantic.lexicon import (
+    UNIT_VALUE_MARK,
     UNSUPPORTED,
     AttributeSpec,
     Label,
@@ -30,6 +31,9 @@ class AttributeChoice:
     attribute: str | None
     reason: str
     hits: tuple[Hit, ...] = ()
+    #: Settled by a stated number in a unit only this attribute uses for the product's
+    #: category ("is it 171 g?"): as strong as a phrase, also for the second reader.
+    by_unit: bool = False
 
 
 class AttributeResolver:
@@ -76,7 +80,11 @@ class AttributeResolver:
             return self._choose(implied, labelled, "implied")
         values, values_named = pick("value")
         if values:
-            return self._choose(values, labelled, "value")
+            choice = self._choose(values, labelled, "value")
+            by_unit = any(
+                lab.value == UNIT_VALUE_MARK for h, lab in labelled if lab.name == choice.attribute
+            )
+            return AttributeChoice(choice.attribute, choice.reason, choice.hits, by_unit)
         weak, weak_named = pick("weak")
         if weak:
             return self._choose(weak, labelled, "weak")

@@ -11,7 +11,8 @@ unconstrained answer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +48,15 @@ _CLAUSE_MARKS = (",", "，", ".", "。", "?", "？", "!", "！", ";", "；")
 
 
 class ConstraintResolver:
-    __slots__ = ("_hints", "_negations", "_phrases", "_specs", "_store_variants")
+    __slots__ = (
+        "_heads",
+        "_hints",
+        "_known_fragments",
+        "_negations",
+        "_phrases",
+        "_specs",
+        "_store_variants",
+    )
 
     def __init__(self, lexicon: SlotLexicon) -> None:
         self._negations = PhraseSet((n, "not") for n in lexicon.negations)
@@ -58,6 +67,8 @@ class ConstraintResolver:
         self._hints = {key: PhraseSet((), patterns) for key, patterns in by_key.items()}
         self._specs = lexicon.attributes
         self._store_variants = lexicon.store_variants
+        self._heads = _value_heads(lexicon.constraint_phrases)
+        self._known_fragments = _fragments(lexicon.all_phrases())
 
     def read(
         self, text: str, boundaries: frozenset[int], category: str | None
@@ -137,4 +148,97 @@ class ConstraintResolver:
 
     def _hinted(self, key: str, text: str, boundaries: frozenset[int]) -> bool:
         hints = self._hints.get(key)
-        return hints is not None and bool(hints.find(text, boundaries))
+        if hints is not None and hints.find(text, boundaries):
+            return True
+        return self._unread_value_word(key, text, boundaries)
+
+    def _unread_value_word(self, key: str, text: str, boundaries: frozenset[int]) -> bool:
+        """A word built like this key's values but none of them: Chinese compounds end in
+        their head (闪充 is a kind of 充 like 超充 and 慢充), English ones in their last word
+        ("turbo charging" like "home charging"). Such a word names a variant we cannot read."""
+        heads = self._heads.get(key)
+        if heads is None:
+            return False
+        zh_heads, en_heads = heads
+        known = self._known_fragments
+        for index in range(1, len(text)):
+            ch, before = text[index], text[index - 1]
+            if ch not in zh_heads or not _is_cjk(before) or before in _FUNCTION_CHARACTERS:
+                continue
+            # The character before must be this word's, or a lone one (jieba splits words
+            # it does not know into characters), never the end of another word (手机|充).
+            if index in boundaries and (index - 1) not in boundaries:
+                continue
+            if text[index - 1 : index + 1] in known:
+                continue
+            return True
+        for match in _MODIFIED_WORD.finditer(text):
+            modifier, head = match.group(1), match.group(2)
+            if (
+                head in en_heads
+                and modifier not in _CLOSED_CLASS
+                and f"{modifier} {head}" not in known
+            ):
+                return True
+        return False
+
+
+_MAX_WORD = 6
+#: Chinese function characters: no compound is built on them.
+_FUNCTION_CHARACTERS = frozenset("的了吗呢吧啊呀个是有在和与也都就还要会能可吗么很太多少几")
+_MODIFIED_WORD = re.compile(r"(?<![a-z§¤])([a-z]{2,}) (?=([a-z]{2,})(?![a-z]))")
+#: English closed-class words: they modify no noun into a variant name.
+_CLOSED_CLASS = frozenset(
+    (
+        *("the", "a", "an", "its", "their", "his", "her", "your", "my", "our", "this", "that"),
+        *("these", "those", "of", "for", "on", "with", "and", "or", "to", "in", "is", "are"),
+        *("does", "do", "what", "how", "much", "many", "which", "whats", "it", "at", "by"),
+        *("from", "about"),
+    )
+)
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff"
+
+
+def _value_heads(
+    phrases: Sequence[tuple[str, str]],
+) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """key → (Chinese head characters, English head words) that end the forms of at least
+    two different values of the key (a head one value alone uses marks that value only)."""
+    zh: dict[str, dict[str, set[str]]] = {}
+    en: dict[str, dict[str, set[str]]] = {}
+    for phrase, raw_label in phrases:
+        label = parse_label(raw_label)
+        if label.kind != "constraint" or not phrase:
+            continue
+        if _is_cjk(phrase[-1]) and len(phrase) >= 2:
+            zh.setdefault(label.name, {}).setdefault(phrase[-1], set()).add(label.value)
+        words = phrase.split()
+        if len(words) >= 2 and words[-1].isascii() and words[-1].isalpha():
+            en.setdefault(label.name, {}).setdefault(words[-1], set()).add(label.value)
+    out: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    for key in {*zh, *en}:
+        zh_heads = frozenset(
+            h for h, vs in zh.get(key, {}).items() if len(vs) >= 2 and h not in _FUNCTION_CHARACTERS
+        )
+        en_heads = frozenset(h for h, vs in en.get(key, {}).items() if len(vs) >= 2)
+        if zh_heads or en_heads:
+            out[key] = (zh_heads, en_heads)
+    return out
+
+
+def _fragments(phrases: Sequence[str]) -> frozenset[str]:
+    """Every piece of a vocabulary phrase (充电 of 充电功率, "fast charging" of "dc fast
+    charging"): a word inside known vocabulary is no unread value."""
+    out: set[str] = set()
+    for phrase in phrases:
+        if phrase.isascii():
+            words = phrase.split()
+            out.update(" ".join(words[i : i + 2]) for i in range(len(words) - 1))
+            continue
+        for i in range(len(phrase)):
+            for j in range(i + 2, min(len(phrase), i + _MAX_WORD) + 1):
+                out.add(phrase[i:j])
+    return frozenset(out)

@@ -184,13 +184,14 @@ class SemanticExtractor:
     def decide(self, text: str, *, second_reader: bool = True) -> SemanticDecision:
         """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
         reader agrees on product and attribute (otherwise no fingerprint)."""
-        decision, derived = self._decide_rules(text)
+        decision, derived, by_unit = self._decide_rules(text)
         if second_reader and isinstance(decision, Fingerprint):
             verdict = self._reader.read(
                 self._normaliser.normalise(text),
                 decision.product,
                 decision.attribute,
                 family_only=derived,
+                attribute_settled=by_unit,
             )
             if not verdict.agrees:
                 return NoFingerprint(
@@ -259,15 +260,17 @@ class SemanticExtractor:
                 return word
         return None
 
-    def _decide_rules(self, text: str) -> tuple[SemanticDecision, bool]:
-        """The rules' decision, and whether its product was named through the grammar."""
+    def _decide_rules(self, text: str) -> tuple[SemanticDecision, bool, bool]:
+        """The rules' decision, whether its product was named through the grammar, and
+        whether its attribute was settled by a number in a unit only it uses."""
         norm = self._normaliser.normalise(text)
         if not norm:
-            return NoFingerprint("empty question"), False
+            return NoFingerprint("empty question"), False, False
         scan = self._products.scan(norm)
-        return self._decide_scanned(norm, scan), any(m.derived for m in scan.products)
+        decision, by_unit = self._decide_scanned(norm, scan)
+        return decision, any(m.derived for m in scan.products), by_unit
 
-    def _decide_scanned(self, norm: str, scan: ProductScan) -> SemanticDecision:
+    def _decide_scanned(self, norm: str, scan: ProductScan) -> tuple[SemanticDecision, bool]:
         boundaries = self._segmenter.boundaries(norm)
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
@@ -292,42 +295,45 @@ class SemanticExtractor:
             structural["unknown_product"] = unknown[0].reason
         bypass = self._gate.first_bypass(masked, boundaries, structural)
         if bypass is not None:
-            return Bypass(*bypass)
+            return Bypass(*bypass), False
 
         attribute_hits = self._attributes.find(masked, boundaries)
         constraint_spans = reading.spans()
         attribute_hits = strip_inside(attribute_hits, constraint_spans)
         choice = self._attributes.resolve(attribute_hits, category, reading.values)
         if choice.attribute is None:
-            return NoFingerprint(choice.reason)
+            return NoFingerprint(choice.reason), False
         attribute = choice.attribute
         spec = self._attributes.spec(attribute)
         product = product_ids[0] if product_ids else None
         if product is None:
             if spec.kind != "policy":
-                return NoFingerprint("spec question without a catalog product")
+                return NoFingerprint("spec question without a catalog product"), False
             if any(not _touches(m, choice.hits) for m in scan.brands):
-                return NoFingerprint("names a brand but no model")
+                return NoFingerprint("names a brand but no model"), False
         constraint_choice = self._constraints.choose(
             reading, attribute, self._specs.get(product) if product else None, masked, boundaries
         )
         if constraint_choice.problem is not None:
-            return NoFingerprint(constraint_choice.problem)
+            return NoFingerprint(constraint_choice.problem), False
         if constraint_choice.open_keys and any(h.label.startswith("#") for h in choice.hits):
             # "是2亿像素吗" names the main camera without saying so: not the summary class.
-            return NoFingerprint(f"a stated value implies a {constraint_choice.open_keys[0]}")
+            return NoFingerprint(
+                f"a stated value implies a {constraint_choice.open_keys[0]}"
+            ), False
         stray = _unexplained_number(masked, [*reading.hits, *choice.hits])
         if stray is not None:
-            return NoFingerprint(f"number not understood: {stray!r}")
+            return NoFingerprint(f"number not understood: {stray!r}"), False
         unknown_word = self._unknown_latin_word(masked)
         if unknown_word is not None:
-            return NoFingerprint(f"word not understood: {unknown_word!r}")
-        return Fingerprint(
+            return NoFingerprint(f"word not understood: {unknown_word!r}"), False
+        fingerprint = Fingerprint(
             product=product,
             attribute=attribute,
             intent=spec.intent,
             constraints=constraint_choice.constraints,
         )
+        return fingerprint, choice.by_unit
 
 
 UNKNOWN_WORD_CHECK = True

@@ -22,6 +22,8 @@ from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.spelling import SpellingCorrector
 
 UNSUPPORTED = "_unsupported"
+#: Label prefix of a value cue typed by a unit that one attribute alone uses in a category.
+UNIT_VALUE_MARK = "##"
 _ANNOTATED = re.compile(r"^(?P<phrase>.+?)\s*[((](?P<note>[^()()]+)[))]\s*$")
 
 
@@ -62,6 +64,9 @@ def parse_label(label: str) -> Label:
         return Label("constraint", key, value, categories)
     if body.startswith("~"):
         return Label("weak", body[1:], "", categories)
+    if body.startswith(UNIT_VALUE_MARK):
+        # A number in the catalog's own unit for this attribute alone ("171 g").
+        return Label("value", body[len(UNIT_VALUE_MARK) :], UNIT_VALUE_MARK, categories)
     if body.startswith("#"):
         return Label("value", body[1:], "", categories)
     return Label("strong", body, "", categories)
@@ -109,6 +114,7 @@ class SlotLexicon:
         brands = {
             str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
         }
+        name_words = tuple(name_words)
         series_words = tuple(str(w) for w in lexicon_doc.get("series_words", ()))
         raw = (*_raw_phrases(attributes_doc, lexicon_doc), *extra_words)
         spelling = SpellingCorrector(
@@ -127,7 +133,10 @@ class SlotLexicon:
                 for form in attr.get("synonyms", {}).get("zh", ())
             ],
         )
-        normaliser = TextNormaliser(series_words, raw, spelling)
+        # Brand and name words that start with a numeral (三星, 一加) are words, also
+        # after a Latin word ("my new 三星S24").
+        protected = (*raw, *name_words, *(w for ws in brands.values() for w in ws))
+        normaliser = TextNormaliser(series_words, protected, spelling)
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}
 
@@ -252,7 +261,7 @@ def _unit_patterns(
         for attribute, categories in sorted(by_attribute.items()):
             sole = sorted(c for c in categories if owners[(unit, c)] == {attribute})
             if sole:
-                out.append((regex, _with_categories(f"#{attribute}", sole)))
+                out.append((regex, _with_categories(f"{UNIT_VALUE_MARK}{attribute}", sole)))
     return out
 
 

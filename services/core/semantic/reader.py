@@ -353,18 +353,27 @@ class NgramReader:
         return self._echo.values(text, key)
 
     def read(
-        self, text: str, product: str | None, attribute: str, *, family_only: bool = False
+        self,
+        text: str,
+        product: str | None,
+        attribute: str,
+        *,
+        family_only: bool = False,
+        attribute_settled: bool = False,
     ) -> ReaderVerdict:
         """The reader's best product and attribute, and whether they agree with the rules'.
 
         A store-wide policy question (no product) is checked on the attribute only; a
         product the rules named through the grammar (大杯, S24U, 华为60) only on its family
-        (category and brand), which is all a name-containment reader can see there.
+        (category and brand), which is all a name-containment reader can see there. With
+        ``attribute_settled`` (a number in a unit only that attribute uses, "171 g") the
+        attribute need not be among the best three, only within the margin: n-grams see
+        the unit letter, not what it measures.
         """
         scored = self._attribute.ranking(text)
         ranking = [c for c, _ in scored]
         best_attribute = ranking[0]
-        attribute_agrees = attribute in ranking[:ATTRIBUTE_TOP]
+        attribute_agrees = attribute_settled or attribute in ranking[:ATTRIBUTE_TOP]
         if attribute_agrees:
             attribute_agrees = scored[0][1] - dict(scored)[attribute] <= ATTRIBUTE_MARGIN
         if product is None:

@@ -68,7 +68,11 @@ class Tokeniser:
             previous_end = end
             if word == _GENERATION_WORD and out and out[-1].is_number and adjacent:
                 continue
-            parts = self._split(word) if word.isalpha() and word.isascii() else (word,)
+            parts = (
+                self._split(word, before_digit=text[end : end + 1].isdigit())
+                if word.isalpha() and word.isascii()
+                else (word,)
+            )
             offset = start
             for index, part in enumerate(parts):
                 out.append(
@@ -83,16 +87,24 @@ class Tokeniser:
                 offset += len(part)
         return out
 
-    def _split(self, word: str) -> tuple[str, ...]:
+    def _split(self, word: str, *, before_digit: bool = False) -> tuple[str, ...]:
         if word in self._vocabulary or len(word) < 4 or len(word) > _MAX_COMPOUND:
             # A compound of name words is a few words long; a longer run is no name, and
             # skipping it keeps the cost linear in the question's length.
             return (word,)
-        cached = self._splits.get(word)
+        cache_key = f"{word}#" if before_digit else word
+        cached = self._splits.get(cache_key)
         if cached is None:
-            cached = _segment(word, self._vocabulary, self._longest) or self._correct(word)
+            cached = _segment(word, self._vocabulary, self._longest)
+            if cached is None and before_digit:
+                # Model codes are a letter and a number (m3, x1, s24): a squeezed name
+                # ("macbookairm3") ends in that letter.
+                head = _segment(word[:-1], self._vocabulary, self._longest)
+                cached = (*head, word[-1]) if head is not None else None
+            if cached is None:
+                cached = self._correct(word)
             if len(self._splits) < 50_000:
-                self._splits[word] = cached
+                self._splits[cache_key] = cached
         return cached
 
     def _correct(self, word: str) -> tuple[str, ...]:

@@ -6,9 +6,13 @@
 * ``nick``: product names rebuilt from the lexicon's name synonyms (iphone → 苹果手机, macbook
   air → mba) with an attribute synonym;
 * ``unit``: a number in the unit the product's own spec uses ("3349mAh吗", "171 g?");
+* ``squeezed`` / ``typo``: the English name without spaces (macbookairm3) or with two
+  middle letters of its longest word swapped (Samsnug);
 * ``confirm``: the spec's own value stated for confirmation ("是6.1英寸吗");
 * ``policy``: store policy synonyms in everyday English and Chinese frames;
-* ``personal``: first-person history of one's own device or order, no personal data;
+* ``personal``: first-person history or possession of one's own device or order (我这台,
+  我家, my new …), no personal data;
+* ``realtime``: everyday words for "now" with a price or stock question (这会儿, as of today);
 * ``predict``: future support or updates of a product.
 
 Deterministic (fixed orders, a seeded choice of frames), so a file is reproducible.
@@ -41,6 +45,18 @@ _PERSONAL_FRAMES = (
     "我上个月在你们这买的{n}屏幕有点问题",
     "I've had my {n} for a week and the battery drains fast",
     "我前几天收到的{n}充不进电",
+    # Possession without any history: a pronoun, a demonstrative or classifier, an adjective.
+    "我这台{n}的电池容量",
+    "我家{n}的续航",
+    "俺的{n}多重",
+    "my new {n} warranty",
+    "what is the battery life of our old {n}",
+)
+_REALTIME_FRAMES = (
+    "{n}这会儿多少钱",
+    "{n}眼下什么价",
+    "{n} price as of today",
+    "is the {n} in stock at this moment?",
 )
 _PREDICT_FRAMES = (
     "will the {n} get software updates next year?",
@@ -48,6 +64,17 @@ _PREDICT_FRAMES = (
     "how many more years will the {n} be supported?",
     "{n}将来会支持新的系统吗",
 )
+
+
+def _transposed(name: str) -> str | None:
+    """The name with two middle letters of its longest Latin word swapped (Samsnug)."""
+    words = [w for w in name.split() if w.isascii() and w.isalpha() and len(w) >= 6]
+    if not words:
+        return None
+    word = max(words, key=len)
+    middle = len(word) // 2
+    swapped = word[: middle - 1] + word[middle] + word[middle - 1] + word[middle + 1 :]
+    return name.replace(word, swapped, 1)
 
 
 def _cid(product: str | None, attribute: str) -> str:
@@ -121,6 +148,18 @@ def generate(
                 yield record("nick", frame.format(n=nick, a=en), "query_spec", pid, attribute)
         name = names[0]
         en_name = product["names"].get("en", names)[0]
+        # Squeezed (macbookairm3) and transposed-letter (Samsnug) spellings of the name.
+        for kind, written in (
+            ("squeezed", en_name.lower().replace(" ", "")),
+            ("typo", _transposed(en_name)),
+        ):
+            if written is None or written == en_name or not applicable:
+                continue
+            attribute = applicable[number % len(applicable)]
+            en = chooser.choice(
+                plain(vocabulary[attribute]["synonyms"].get("en", ())) or [attribute]
+            )
+            yield record(kind, f"{written} {en}?", "query_spec", pid, attribute)
         for attribute in applicable:
             spec = specs[attribute]
             if "by" in spec or not isinstance(spec.get("value"), int | float):
@@ -140,6 +179,8 @@ def generate(
             yield record("personal", frame.format(n=chooser.choice(names)), "personal", pid, None)
         for frame in _PREDICT_FRAMES:
             yield record("predict", frame.format(n=chooser.choice(names)), "predict", pid, None)
+        for frame in _REALTIME_FRAMES:
+            yield record("realtime", frame.format(n=chooser.choice(names)), "realtime", pid, None)
     for attribute, raw in vocabulary.items():
         if raw.get("kind") != "policy" or "store" not in raw.get("applies_to", ()):
             continue

@@ -87,7 +87,17 @@ def test_generated_questions_get_no_wrong_fingerprint(
     queries = read_queries(out)
     assert written == len(queries) > 1000
     kinds = {json.loads(line)["id"].rstrip("0123456789") for line in out.read_text().splitlines()}
-    assert kinds == {"nick", "unit", "confirm", "policy", "personal", "predict"}
+    assert kinds == {
+        "nick",
+        "unit",
+        "confirm",
+        "policy",
+        "personal",
+        "predict",
+        "realtime",
+        "squeezed",
+        "typo",
+    }
     scores = per_question(queries, [extractor.decide(q.text) for q in queries])
     assert scores["wrong_count"] == 0
     assert scores["leaked_count"] == 0
