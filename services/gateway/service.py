@@ -49,11 +49,9 @@ from services.core.answers import (
     AnswerFormatError,
     CachedAnswer,
     StreamAssembly,
-    StreamReplay,
-    decode_answer,
 )
 from services.core.cache_control import CacheControls
-from services.core.canonical_question import semantic_key_material, subject_name
+from services.core.canonical_question import semantic_key_material
 from services.core.catalog import STORE_PRODUCT_ID, ProductFacts
 from services.core.chat_request import (
     ChatRequest,
@@ -74,9 +72,8 @@ from services.core.prompt import (
     apply_tenant_salt,
     build_prompt,
     keyed_system_prompt,
-    sop_prompt,
 )
-from services.core.redacted_text import for_extractor, for_upstream
+from services.core.redacted_text import for_extractor
 from services.core.redaction import PiiKind, Redaction
 from services.core.request_key import canonical_request, salted_digest
 from services.core.response_identity import (
@@ -97,6 +94,7 @@ from services.gateway.cost_booking import CostBooking
 from services.gateway.costs import CostLedger
 from services.gateway.errors import BreakerOpen, RateLimited
 from services.gateway.fills import AnswerFiller
+from services.gateway.hit_replies import prepare_hit
 from services.gateway.memo import DigestMemo, HitMemo, KnownRequest, KnownRequests, PreparedHit
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.ports import (
@@ -114,8 +112,10 @@ from services.gateway.ports import (
 )
 from services.gateway.single_flight import Flight, SingleFlights
 from services.gateway.streaming import relay, relay_and_fill
+from services.gateway.upstream_payloads import general_payload, grounded_payload
 from services.gateway.values import (
     LAYER_NAMES,
+    ORIGIN_HEADER,
     AnswerKeys,
     AnswerPolicy,
     CacheState,
@@ -133,8 +133,6 @@ PREFIX_ROUTING_HEADER = "x-cachecoh-prefix-routing"
 SAMPLING_HEADER = "x-cache-sampling"
 #: Products whose facts grounded a bypassed answer.
 GROUNDED_HEADER = "x-cache-grounded"
-#: The upstream completion an answer comes from (a hit's body has an id of its own).
-ORIGIN_HEADER = "x-cache-origin"
 _KEY_SEP = b"\x1f"
 
 
@@ -411,24 +409,11 @@ class GatewayService:
             return None
 
     def _prepare(self, layer: Layer, digest: str, entry: bytes) -> PreparedHit:
-        """A stored answer ready to serve: what every serving of it shares (decoded
-        metadata, headers, SSE replay) is computed once per entry and reused while Redis
+        """A stored answer ready to serve, formatted once per entry and reused while Redis
         returns the same bytes. Formatting only: the lookup decided it may be served."""
-
-        def prepare(body: bytes) -> PreparedHit:
-            answer = decode_answer(body)
-            meta = answer.meta
-            headers = {
-                "x-cache": CacheStatus(CacheState.HIT, layer).header(),
-                "x-cache-key": f"{layer.value}:{meta.product}:{digest}",
-                "etag": meta.etag,
-                "surrogate-key": meta.surrogate_key,
-                ORIGIN_HEADER: meta.origin,
-            }
-            replay = StreamReplay.of(orjson.loads(answer.response), meta.chunks)
-            return PreparedHit(body, answer, headers, replay)
-
-        return self._prepared.get(f"{layer.value}:{digest}", entry, prepare)
+        return self._prepared.get(
+            f"{layer.value}:{digest}", entry, lambda body: prepare_hit(layer, digest, body)
+        )
 
     async def _known_path(self, tenant: str, raw: bytes, controls: CacheControls) -> EarlyLookups:
         """Request bodies already keyed in this key space skip parsing, validation,
@@ -777,7 +762,7 @@ class GatewayService:
         }
         facts: tuple[ProductFacts, ...] = ()
         if fingerprint is None:
-            payload = self._general_payload(call)
+            payload = general_payload(call)
         else:
             try:
                 found = await self.facts.read(
@@ -840,47 +825,12 @@ class GatewayService:
         keys: AnswerKeys,
         facts: tuple[ProductFacts, ...],
     ) -> dict[str, Any]:
-        """The canonical prompt of a fingerprinted miss, with the gateway's sampling.
-
-        A single question is asked as the canonical question of its fingerprint in the
-        answer language: the asker's wording stays out. A conversation (request layer
-        only, keyed by all of it) is sent redacted, with the same facts and template.
-        """
-        system_prompt = for_upstream(question.system_prompt) if question.system_prompt else None
         if question.single:
-            text = self.policy.vocabulary.render(
-                fingerprint, call.language, subject_name(facts, keys.product, call.language)
-            )
             source = "header" if call.controls.language else "detected"
             self.metrics.answer_languages.labels(call.language, source).inc()
-            conversation: tuple[tuple[str, str], ...] = ()
-        else:
-            text = for_upstream(question.text)
-            conversation = tuple((role, for_upstream(t)) for role, t in question.conversation)
-        prompt = sop_prompt(
-            self.policy.sop,
-            attribute=fingerprint.attribute,
-            question=text,
-            client_system_prompt=system_prompt,
-            facts=facts,
-            conversation=conversation,
-        )
         sent = "client_value" if "temperature" in call.request.params else "client_default"
         self.metrics.sampling_overrides.labels(sent).inc()
-        return {
-            **call.answers.answer_params(call.request.params),
-            "model": call.request.model,
-            "messages": prompt.openai_messages(),
-        }
-
-    def _general_payload(self, call: ChatCall) -> dict[str, Any]:
-        """A general request as keyed: the redacted messages (readable placeholders)."""
-        messages = redact_messages(call.redacted, for_upstream)
-        return {
-            **call.request.params,
-            "model": call.request.model,
-            "messages": [dict(m) for m in messages],
-        }
+        return grounded_payload(self.policy, call, question, fingerprint, keys, facts)
 
     def _relay_miss(
         self, call: ChatCall, stream: EventStream, plan: FillPlan, flight: Flight | None

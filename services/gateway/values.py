@@ -22,6 +22,10 @@ from services.core.tags import Tag
 LAYER_NAMES = {Layer.REQUEST: "request", Layer.SEMANTIC: "semantic"}
 
 
+#: The upstream completion an answer comes from (a hit's body has an id of its own).
+ORIGIN_HEADER = "x-cache-origin"
+
+
 class CacheState(StrEnum):
     HIT = "HIT"
     MISS = "MISS"
