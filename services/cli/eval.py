@@ -3,10 +3,30 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+
+@contextmanager
+def _stage_progress() -> Iterator[Callable[[str, int, int], None]]:
+    """A rich progress bar per stage on stderr; yields ``advance(stage, done, total)``."""
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        tasks: dict[str, TaskID] = {}
+
+        def advance(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = progress.add_task(stage, total=total)
+            progress.update(tasks[stage], completed=done)
+
+        yield advance
+
 
 app = typer.Typer(help="Offline evaluations (semantic cache).", no_args_is_help=True)
 
@@ -50,7 +70,6 @@ def semantic(
 ) -> None:
     """Replay labelled questions against the semantic cache and score it."""
     from rich.console import Console
-    from rich.progress import Progress, TaskID
     from rich.table import Table
 
     from services.harness.evaluation.runner import SemanticEvalRequest, run_semantic_eval
@@ -66,15 +85,7 @@ def semantic(
         baseline=baseline,
         plot=plot,
     )
-    errors = Console(stderr=True)
-    with Progress(console=errors, transient=True) as progress:
-        tasks: dict[str, TaskID] = {}
-
-        def advance(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = progress.add_task(stage, total=total)
-            progress.update(tasks[stage], completed=done)
-
+    with _stage_progress() as advance:
         report = run_semantic_eval(request, advance)
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
@@ -150,7 +161,6 @@ def redaction(
     """Semantic hit rate with personal data redacted vs bypassed, and with vs without the
     answer-language key, on labelled questions with synthetic personal data inserted."""
     from rich.console import Console
-    from rich.progress import Progress, TaskID
     from rich.table import Table
 
     from services.gateway.bootstrap import load_redactor
@@ -158,15 +168,7 @@ def redaction(
     from services.paths import DEMO_DATA_DIR
     from services.semantic.loading import load_semantic_extractor
 
-    errors = Console(stderr=True)
-    with Progress(console=errors, transient=True) as progress:
-        tasks: dict[str, TaskID] = {}
-
-        def advance(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = progress.add_task(stage, total=total)
-            progress.update(tasks[stage], completed=done)
-
+    with _stage_progress() as advance:
         extractor = load_semantic_extractor()
         report = run_redaction_eval(
             queries or DEMO_DATA_DIR / "queries_dev.jsonl",
