@@ -117,6 +117,15 @@ def _emit(figures: dict[str, Any], *, json_output: bool, passed: bool) -> None:
         raise typer.Exit(1)
 
 
+def _emit_report(report: dict[str, Any], *, json_output: bool) -> None:
+    """Print a check's report (JSON, or its rendered text); exit 1 unless it passed."""
+    from services.harness.checks.report import render_text
+
+    typer.echo(json.dumps(report, indent=2) if json_output else render_text(report))
+    if not report["passed"]:
+        raise typer.Exit(1)
+
+
 def _settings(pairs: list[str]) -> dict[str, str]:
     out = {}
     for pair in pairs:
@@ -183,7 +192,6 @@ def isolation(
     from services.harness import require_harness_extra
 
     require_harness_extra()
-    import json
     import string
 
     from services.harness.checks.isolation import (
@@ -191,7 +199,6 @@ def isolation(
         isolation_stack_config,
         run_isolation,
     )
-    from services.harness.checks.report import render_text
     from services.harness.checks.tenant_traffic import TrafficShape
 
     names = tuple(f"tenant-{letter}" for letter in string.ascii_lowercase[:tenants])
@@ -202,9 +209,7 @@ def isolation(
             stack=isolation_stack_config(tenants=names, keep_work_dir=keep_work_dir),
         )
     )
-    typer.echo(json.dumps(report, indent=2) if json_output else render_text(report))
-    if not report["passed"]:
-        raise typer.Exit(1)
+    _emit_report(report, json_output=json_output)
 
 
 @app.command("load")
@@ -227,10 +232,8 @@ def load(
     from services.harness import require_harness_extra
 
     require_harness_extra()
-    import json
 
     from services.harness.checks.load import LoadConfig, run_load
-    from services.harness.checks.report import render_text
 
     report = run_load(
         LoadConfig(
@@ -243,9 +246,7 @@ def load(
             keep_work_dir=keep_work_dir,
         )
     )
-    typer.echo(json.dumps(report, indent=2) if json_output else render_text(report))
-    if not report["passed"]:
-        raise typer.Exit(1)
+    _emit_report(report, json_output=json_output)
 
 
 @app.command("hostile")
@@ -270,7 +271,6 @@ def hostile(
 
     require_harness_extra()
     from services.harness.checks.hostile import HostileConfig, run_hostile
-    from services.harness.checks.report import render_text
 
     report = run_hostile(
         HostileConfig(
@@ -283,6 +283,4 @@ def hostile(
             keep_work_dir=keep_work_dir,
         )
     )
-    typer.echo(json.dumps(report, indent=2) if json_output else render_text(report))
-    if not report["passed"]:
-        raise typer.Exit(1)
+    _emit_report(report, json_output=json_output)
