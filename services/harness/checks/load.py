@@ -23,6 +23,10 @@ key and every pair of its calls i < j, the calls between them must fit the bucke
 ``slack`` covers the time between a call taking its token and reaching the ledger; it is
 bounded by the gateway's own time minus the upstream time of the slowest miss
 (``Server-Timing``), measured in the same run.
+
+Answers the gateway bypassed (``X-Cache: BYPASS``) are the client's own request forwarded,
+never a fill, so no question's bucket applies: their calls are counted apart
+(``bypass_upstream_calls``, by reason) and kept out of the bound.
 """
 
 from __future__ import annotations
@@ -274,6 +278,11 @@ class BucketCheck:
     #: The smallest (allowed - observed) over every window of every key (>= 0 holds).
     tightest_margin: float
     unattributed_upstream_calls: int
+    #: Calls made for answers the gateway bypassed (X-Cache: BYPASS): the client's own
+    #: request forwarded, never a cache fill, so no question's bucket applies to them.
+    bypass_upstream_calls: int = 0
+    bypass_keys: int = 0
+    bypass_reasons: dict[str, int] = field(default_factory=dict)
     refresh_keys: list[dict[str, float]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -291,10 +300,17 @@ def check_bucket(
     """Upstream calls per key against the bucket, for every window (see module doc)."""
     arrival = {line.completion_id: line.arrived_at for line in ledger if line.completion_id}
     ids_by_key: dict[str, set[str]] = defaultdict(set)
+    bypass_ids_by_key: dict[str, set[str]] = defaultdict(set)
+    bypass_reasons: Counter[str] = Counter()
     for sample in samples:
-        if sample.completion_id is not None:
+        if sample.completion_id is None:
+            continue
+        if sample.cache.startswith("BYPASS"):
+            bypass_ids_by_key[sample.key].add(sample.completion_id)
+            bypass_reasons[sample.cache.partition("reason=")[2] or "unknown"] += 1
+        else:
             ids_by_key[sample.key].add(sample.completion_id)
-    attributed: set[str] = set()
+    attributed: set[str] = set().union(*bypass_ids_by_key.values())
     overheads = [s.gateway_overhead_s for s in samples if s.gateway_overhead_s is not None]
     slack = max(overheads, default=0.0) + 0.005
     violations = 0
@@ -338,6 +354,9 @@ def check_bucket(
         unattributed_upstream_calls=sum(
             1 for line in ledger if line.completion_id and line.completion_id not in attributed
         ),
+        bypass_upstream_calls=sum(len(ids) for ids in bypass_ids_by_key.values()),
+        bypass_keys=len(bypass_ids_by_key),
+        bypass_reasons=dict(bypass_reasons),
         refresh_keys=refresh,
     )
 
@@ -379,6 +398,7 @@ def run_load(config: LoadConfig) -> dict[str, Any]:
             (
                 "cachecoh_gateway_fill_breaker_trips_total",
                 "cachecoh_gateway_token_bucket_rejections_total",
+                "cachecoh_gateway_client_override_rejections_total",
             ),
         )
     all_samples = warm + [s for result in mixes for s in result.samples]
@@ -407,6 +427,10 @@ def run_load(config: LoadConfig) -> dict[str, Any]:
         "bucket": bucket.to_dict(),
         "breaker_trips": int(counters["cachecoh_gateway_fill_breaker_trips_total"]),
         "bucket_rejections": int(counters["cachecoh_gateway_token_bucket_rejections_total"]),
+        # no-cache storms meet their API key's own (smaller) bucket first.
+        "client_override_rejections": int(
+            counters["cachecoh_gateway_client_override_rejections_total"]
+        ),
         "unexpected_statuses": sorted(statuses - EXPECTED_STATUSES),
         "memory_mib": memory,
     }

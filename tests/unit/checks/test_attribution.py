@@ -75,3 +75,24 @@ def test_calls_within_the_bucket_pass_and_a_burst_beyond_it_fails() -> None:
         refresh_keys=["q"],
     )
     assert too_many.violations > 0 and too_many.tightest_margin < 0
+
+
+def test_bypassed_answers_are_counted_apart_from_the_bucket() -> None:
+    # A bypassed question is forwarded every time (no fill, no bucket): many calls at
+    # once are reported, not judged against the question's bucket.
+    ledger = [_call(f"b{i}", "s", 0.0) for i in range(6)]
+    samples = [
+        Sample("hot", "|q", 200, "BYPASS; reason=no_fingerprint", 0.1, f"b{i}", 0.01)
+        for i in range(6)
+    ]
+    found = check_bucket(samples, ledger, capacity=2, refill_per_s=1.0, refresh_keys=["q"])
+    assert found.violations == 0 and found.max_calls_per_key == 0
+    assert found.bypass_upstream_calls == 6 and found.bypass_keys == 1
+    assert found.bypass_reasons == {"no_fingerprint": 6}
+    assert found.unattributed_upstream_calls == 0
+    # The same calls as cache misses break the bucket.
+    misses = [Sample("hot", "|q", 200, "MISS", 0.1, f"b{i}", 0.01) for i in range(6)]
+    assert (
+        check_bucket(misses, ledger, capacity=2, refill_per_s=1.0, refresh_keys=["q"]).violations
+        > 0
+    )
