@@ -344,6 +344,8 @@ def server_config(app: ChatCompletionsApp, settings: GatewaySettings, **override
         "limit_concurrency": settings.max_connections,
         "log_level": settings.log_level.lower(),
         "access_log": False,
+        # No client address is read behind a proxy: its middleware is per-request work.
+        "proxy_headers": False,
         "timeout_graceful_shutdown": 5,
     }
     return uvicorn.Config(app, **{**arguments, **overrides})
