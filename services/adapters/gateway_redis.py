@@ -21,6 +21,7 @@ from prometheus_client import Counter
 from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
+from services.adapters.redis_pipeline import PipelinedRedis
 from services.adapters.redis_tag_store import (
     RedisClient,
     RedisTagStore,
@@ -52,13 +53,19 @@ def _text(value: Any) -> str:
 
 
 def answer_store(
-    client: RedisClient, keys: KeySpace, *, replica_guard: bool, unverified: Counter
+    client: RedisClient,
+    keys: KeySpace,
+    *,
+    replica_guard: bool,
+    unverified: Counter,
+    pipeline: PipelinedRedis | None = None,
 ) -> RedisTagStore:
     """The answer store the gateway looks up and fills. With ``replica_guard`` (the
     default setting) a lookup serves an entry only under the coherence worker's lease and
     never from an older (epoch, applied sequence) than this process has seen; otherwise it
     reports ``UNVERIFIED``, counted in ``unverified`` by layer and reason, and the request
-    fails open to the model (docs/coherence.md, "Redis as a replica")."""
+    fails open to the model (docs/coherence.md, "Redis as a replica"). With ``pipeline``
+    (single-node Redis) lookups go over that one pipelined connection."""
     layer_names = {"req": "request", "sem": "semantic"}
 
     def count(layer: Layer, why: Unverified) -> None:
@@ -69,6 +76,7 @@ def answer_store(
         keys,
         replica=ReplicaKeys(keys.prefix) if replica_guard else None,
         on_unverified=count,
+        pipeline=pipeline,
     )
 
 

@@ -26,6 +26,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError, RedisClusterException, RedisError
 
+from services.adapters.redis_pipeline import PipelinedRedis, Script
 from services.core.entries import Snapshot, decode_entry, encode_entry
 from services.core.errors import ReplicaBehind, StoreUnavailable
 from services.core.keys import KeySpace, Layer
@@ -159,9 +160,15 @@ class RedisTagStore:
         index_entries: bool = True,
         replica: ReplicaKeys | None = None,
         on_unverified: Callable[[Layer, Unverified], None] = lambda _layer, _why: None,
+        pipeline: PipelinedRedis | None = None,
     ) -> None:
         if replica is not None and isinstance(client, RedisCluster):
             raise ValueError("the replica record needs one slot: not on Redis Cluster")
+        if pipeline is not None and isinstance(client, RedisCluster):
+            raise ValueError("the pipelined lookups speak to one node: not on Redis Cluster")
+        #: Lookups go through this one pipelined connection when given (the gateway's
+        #: hit path, docs/gateway.md); everything else through ``client``.
+        self._pipeline = pipeline
         self._client = client
         self.keys = keys
         self.replica = replica
@@ -176,6 +183,8 @@ class RedisTagStore:
         self._held: dict[str, int] = {}
         self._lookup: AsyncScript = client.register_script(script_source("lookup"))
         self._lookup_request: AsyncScript = client.register_script(script_source("lookup_request"))
+        self._lookup_script = Script.of(script_source("lookup"))
+        self._lookup_request_script = Script.of(script_source("lookup_request"))
         self._single_node = not isinstance(client, RedisCluster)
         # The request entry's and generations' keys around a product, for lookup_request.
         entry_head, _, entry_tail = keys.entry("\0", Layer.REQUEST, "\0").partition("\0")
@@ -213,7 +222,12 @@ class RedisTagStore:
         keys = [self.keys.entry(product, layer, digest), self.keys.generations(product)]
         if self.replica is not None:
             keys += [self.replica.record, self.replica.lease]
-        raw: list[Any] = await self._call("lookup", lambda: self._lookup(keys=keys, args=[]))
+        pipeline = self._pipeline
+        raw: list[Any]
+        if pipeline is not None:
+            raw = await self._call("lookup", lambda: pipeline.evalsha(self._lookup_script, keys))
+        else:
+            raw = await self._call("lookup", lambda: self._lookup(keys=keys, args=[]))
         return self._judged(layer, raw)
 
     async def lookup_request(self, digest: str) -> Lookup:
@@ -232,9 +246,13 @@ class RedisTagStore:
             keys += [self.replica.record, self.replica.lease]
         entry_head, entry_tail, gens_head, gens_tail = self._request_key_parts
         args = [entry_head, entry_tail + digest, gens_head, gens_tail]
-        raw: list[Any] = await self._call(
-            "lookup", lambda: self._lookup_request(keys=keys, args=args)
-        )
+        pipeline = self._pipeline
+        raw: list[Any]
+        if pipeline is not None:
+            script = self._lookup_request_script
+            raw = await self._call("lookup", lambda: pipeline.evalsha(script, keys, args))
+        else:
+            raw = await self._call("lookup", lambda: self._lookup_request(keys=keys, args=args))
         return self._judged(Layer.REQUEST, raw)
 
     def _judged(self, layer: Layer, raw: list[Any]) -> Lookup:

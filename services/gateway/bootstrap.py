@@ -32,6 +32,7 @@ from services.adapters.gateway_redis import (
     SwitchState,
     answer_store,
 )
+from services.adapters.redis_pipeline import PipelinedRedis
 from services.adapters.redis_tag_store import RedisClient, connect_redis
 from services.adapters.spec_facts import SpecStoreFacts
 from services.adapters.sql.engine import make_engine, upgrade
@@ -152,8 +153,16 @@ def build_parts(
     extractor: Extractor | None = None,
     redactor: PiiFinder | None = None,
     spec_store: SpecStore | None = None,
-) -> tuple[GatewayParts, RedisClient, httpx.AsyncClient, RedisKillSwitches]:
+) -> tuple[GatewayParts, RedisClient, PipelinedRedis | None, httpx.AsyncClient, RedisKillSwitches]:
     client = redis_client(settings)
+    # The hit path's lookups: one pipelined connection (single-node Redis only).
+    pipeline = (
+        None
+        if settings.redis_cluster
+        else PipelinedRedis.from_url(
+            settings.redis_url.get_secret_value(), timeout_s=settings.redis_socket_timeout_s
+        )
+    )
     keys = KeySpace(settings.redis_prefix)
     gateway_keys = GatewayKeys(settings.redis_prefix)
     metrics = GatewayMetrics.create()
@@ -162,6 +171,7 @@ def build_parts(
         keys,
         replica_guard=settings.replica_guard and not settings.redis_cluster,
         unverified=metrics.unverified_lookups,
+        pipeline=pipeline,
     )
 
     def switches_changed(state: SwitchState) -> None:
@@ -273,7 +283,7 @@ def build_parts(
             ],
         ),
     )
-    return parts, client, http, switches
+    return parts, client, pipeline, http, switches
 
 
 def create_app(
@@ -284,7 +294,7 @@ def create_app(
     spec_store: SpecStore | None = None,
 ) -> ChatCompletionsApp:
     """The gateway app. ``extractor``/``redactor``/``spec_store`` may be shared (tests)."""
-    parts, client, http, switches = build_parts(
+    parts, client, pipeline, http, switches = build_parts(
         settings, extractor=extractor, redactor=redactor, spec_store=spec_store
     )
 
@@ -305,6 +315,8 @@ def create_app(
                 await refresher
             await parts.service.aclose()
             await http.aclose()
+            if pipeline is not None:
+                await pipeline.aclose()
             await client.aclose()
 
     return create_routes(parts, lifespan)
@@ -332,6 +344,8 @@ def server_config(app: ChatCompletionsApp, settings: GatewaySettings, **override
         "limit_concurrency": settings.max_connections,
         "log_level": settings.log_level.lower(),
         "access_log": False,
+        # No client address is read behind a proxy: its middleware is per-request work.
+        "proxy_headers": False,
         "timeout_graceful_shutdown": 5,
     }
     return uvicorn.Config(app, **{**arguments, **overrides})

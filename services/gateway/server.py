@@ -9,6 +9,10 @@ kept-alive one) and its body within ``body_timeout_s`` after the headers; otherw
 is closed. A request being answered (a long stream, say) has no deadline. Request line
 and headers together are bounded to ``MAX_HEADER_BYTES`` (httptools has no such bound;
 beyond it: 400 and the connection closed).
+
+uvicorn writes a response's head and each body chunk with their own ``send`` system
+call; here the writes of one event-loop turn leave together (``_CoalescedTransport``):
+a cache hit is one write instead of two (three when streamed).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-from typing import Any
+from typing import Any, cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -31,13 +35,47 @@ class HeadersTooLarge(CachecohError):
     """Raised in a parser callback: httptools reports it as a parse error (then 400)."""
 
 
+class _CoalescedTransport:
+    """A transport whose writes are joined and handed on once per event-loop turn (the
+    rest is the wrapped transport's; ``close`` sends what is pending first)."""
+
+    __slots__ = ("_loop", "_out", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._out: list[bytes] = []
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if not self._out:
+            self._loop.call_soon(self._flush)
+        self._out.append(bytes(data) if not isinstance(data, bytes) else data)
+
+    def _flush(self) -> None:
+        out, self._out = self._out, []
+        if out and not self._transport.is_closing():
+            self._transport.write(out[0] if len(out) == 1 else b"".join(out))
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._out = []
+        self._transport.abort()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class _DeadlineProtocol(HttpToolsProtocol):
     header_timeout_s: float = 10.0
     body_timeout_s: float = 30.0
     on_timeout: Any = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        coalesced = _CoalescedTransport(transport, self.loop)
+        super().connection_made(cast(asyncio.Transport, coalesced))
         self._deadline: asyncio.TimerHandle | None = None
         self._arm(self.header_timeout_s, "headers")
 

@@ -65,6 +65,7 @@ TARGET_HIT_RPS = 8000.0
 TARGET_P99_MS_ONE_CLIENT = 3.0
 TARGET_CPU_MS_PER_HIT = 0.12
 TARGET_TWO_WORKER_SPEEDUP = 1.8
+_PROGRESS_EVERY = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,12 +245,18 @@ async def _run_phase(
 
     async def worker() -> None:
         nonlocal unexpected
+        done = 0
         for index in counter:
             status, headers, elapsed = await client.post(bodies[index % len(bodies)])
             latencies.append(elapsed)
             if status != 200 or not headers.get("x-cache", "").startswith(expect):
                 unexpected += 1
-            progress.advance(task)
+            done += 1
+            if done == _PROGRESS_EVERY:
+                # The client shares the cores it measures: the bar moves in steps.
+                progress.advance(task, done)
+                done = 0
+        progress.advance(task, done)
 
     load = os.getloadavg()[0]
     recorders = gateways.profile(profile_as, 8) if profile_as else []
@@ -418,14 +425,21 @@ def _start_gateway(
     return process, log
 
 
-def _wait_gateway(url: str, process: subprocess.Popen[bytes], log_path: Path) -> None:
+def _wait_gateway(url: str, process: subprocess.Popen[bytes], log_path: Path, *, port: int) -> None:
+    """Until ``process`` listens on ``port`` (with several workers another one may answer
+    the health check first) and the gateway answers it."""
     deadline = time.monotonic() + 60
+    watched = psutil.Process(process.pid)
     with httpx.Client(timeout=1.0) as client:
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 raise LaunchError("gateway", "exited during start-up", log_path)
             try:
-                if client.get(url + "/health").status_code == 200:
+                listening = any(
+                    c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port
+                    for c in watched.net_connections(kind="tcp")
+                )
+                if listening and client.get(url + "/health").status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
@@ -580,21 +594,24 @@ def run_gateway_bench(config: GatewayBenchConfig) -> GatewayBenchReport:
             # The miss phase is one API key's no-cache requests: not what is measured here.
             "client_override_capacity": 100_000,
         }
-        started = [
-            _start_gateway(
-                port,
-                settings,
-                work / f"gateway-{index}.log",
-                reuse_port=config.workers > 1,
-                src=config.gateway_src,
-            )
-            for index in range(config.workers)
-        ]
+        url = f"http://127.0.0.1:{port}"
+        started: list[tuple[subprocess.Popen[bytes], Any]] = []
         try:
             wait_healthy([engine])
-            url = f"http://127.0.0.1:{port}"
-            for index, (process, _) in enumerate(started):
-                _wait_gateway(url, process, work / f"gateway-{index}.log")
+            # One after the other: the first one migrates and seeds the spec store, which
+            # concurrent start-ups would race on.
+            for index in range(config.workers):
+                log_path = work / f"gateway-{index}.log"
+                started.append(
+                    _start_gateway(
+                        port,
+                        settings,
+                        log_path,
+                        reuse_port=config.workers > 1,
+                        src=config.gateway_src,
+                    )
+                )
+                _wait_gateway(url, started[-1][0], log_path, port=port)
             gateways = Gateways(
                 [psutil.Process(process.pid) for process, _ in started], config.profile_dir
             )
