@@ -28,7 +28,7 @@ from services.core.semantic.admission import (
 from services.core.semantic.attributes import AttributeResolver
 from services.core.semantic.constraints import ConstraintResolver
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
-from services.core.semantic.lexicon import SlotLexicon, parse_label
+from services.core.semantic.lexicon import UNIT_VALUE_MARK, AttributeSpec, SlotLexicon, parse_label
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
 from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher, ProductScan
@@ -95,6 +95,7 @@ class SemanticExtractor:
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))
         self._specs = MappingProxyType(specs)
+        self._product_keys = _product_varying_keys(specs)
         self._products = ProductMatcher(
             entries,
             normaliser=self._normaliser,
@@ -267,10 +268,22 @@ class SemanticExtractor:
         if not norm:
             return NoFingerprint("empty question"), False, False
         scan = self._products.scan(norm)
-        decision, by_unit = self._decide_scanned(norm, scan)
+        decision, by_unit = self._decide_scanned(norm, scan, self._trademarks(text))
         return decision, any(m.derived for m in scan.products), by_unit
 
-    def _decide_scanned(self, norm: str, scan: ProductScan) -> tuple[SemanticDecision, bool]:
+    def _trademarks(self, text: str) -> frozenset[str]:
+        """Vocabulary words the question writes in CamelCase ("ProMotion", "MagSafe"): a
+        capital inside a word marks a trademark, so "ProMotion" is the display feature
+        the vocabulary lists, never the ordinary word "promotion" a bypass rule means."""
+        return frozenset(
+            word
+            for match in _CAMEL_WORD.finditer(text)
+            if (word := match.group().lower()) in self._known_words
+        )
+
+    def _decide_scanned(
+        self, norm: str, scan: ProductScan, trademarks: frozenset[str] = frozenset()
+    ) -> tuple[SemanticDecision, bool]:
         boundaries = self._segmenter.boundaries(norm)
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
@@ -293,19 +306,24 @@ class SemanticExtractor:
             structural["compare"] = f"several values of {', '.join(reading.conflicting_keys())}"
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
-        bypass = self._gate.first_bypass(masked, boundaries, structural)
+        gate_text = _blank_words(masked, trademarks)
+        bypass = self._gate.first_bypass(gate_text, boundaries, structural)
         if bypass is not None:
             return Bypass(*bypass), False
 
         attribute_hits = self._attributes.find(masked, boundaries)
         constraint_spans = reading.spans()
-        attribute_hits = strip_inside(attribute_hits, constraint_spans)
+        attribute_hits = _without_cut_cues(strip_inside(attribute_hits, constraint_spans))
         choice = self._attributes.resolve(attribute_hits, category, reading.values)
         if choice.attribute is None:
             return NoFingerprint(choice.reason), False
         attribute = choice.attribute
         spec = self._attributes.spec(attribute)
         product = product_ids[0] if product_ids else None
+        if product is not None and _store_wide(spec, category):
+            # "苹果16包邮吗": the policy applies to the store, not to phones (attributes.json's
+            # applies_to), so the store-wide rule answers it, under the store-wide key.
+            product = None
         if product is None:
             if spec.kind != "policy":
                 return NoFingerprint("spec question without a catalog product"), False
@@ -316,6 +334,19 @@ class SemanticExtractor:
         )
         if constraint_choice.problem is not None:
             return NoFingerprint(constraint_choice.problem), False
+        if product is None:
+            taken = {key for key, _ in constraint_choice.constraints}
+            only_products = sorted(
+                k
+                for k in reading.values
+                if k in self._product_keys.get(attribute, ()) and k not in taken
+            )
+            if only_products:
+                # "毛豆Y电池包质保…": a battery warranty is a product's, never the store's; with
+                # no product read, the product is one we did not recognise.
+                return NoFingerprint(
+                    f"a {only_products[0]} only a product's {attribute} has, but no product"
+                ), False
         if constraint_choice.open_keys and any(h.label.startswith("#") for h in choice.hits):
             # "是2亿像素吗" names the main camera without saying so: not the summary class.
             return NoFingerprint(
@@ -337,6 +368,18 @@ class SemanticExtractor:
 
 
 UNKNOWN_WORD_CHECK = True
+_CAMEL_WORD = re.compile(r"(?<![A-Za-z])[A-Z]?[a-z]+[A-Z][A-Za-z]*(?![A-Za-z])")
+
+
+def _blank_words(text: str, words: frozenset[str]) -> str:
+    """``text`` with each of ``words`` (as a whole Latin word) blanked, length kept."""
+    for word in words:
+        text = re.sub(
+            rf"(?<![a-z]){re.escape(word)}(?![a-z])", lambda m: "_" * len(m.group()), text
+        )
+    return text
+
+
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
 
 
@@ -353,6 +396,46 @@ def _spec_units(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str
                     found.setdefault(str(unit), {}).setdefault(str(attribute), set()).add(category)
     return {u: {a: frozenset(c) for a, c in by.items()} for u, by in found.items()}
 
+
+def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:
+    """Drop a cue whose last word is part of a stated number's unit: in "battery 52.6
+    watt-hours" the "hours" of "battery … hours" belongs to the unit watt-hours, so the
+    number in its unit (a capacity), not the battery-life phrase, says what is asked."""
+    units = [h for h in hits if parse_label(h.label).value == UNIT_VALUE_MARK]
+    if not units:
+        return list(hits)
+    return [
+        h
+        for h in hits
+        if not any(
+            h.start < u.start < h.end <= u.end
+            and parse_label(u.label).name != parse_label(h.label).name
+            for u in units
+        )
+    ]
+
+
+def _store_wide(spec: AttributeSpec, category: str | None) -> bool:
+    """A policy that applies to the store but not to this product's category."""
+    return (
+        spec.kind == "policy"
+        and STORE_SCOPE in spec.applies_to
+        and (category is None or category not in spec.applies_to)
+    )
+
+
+def _product_varying_keys(specs: Mapping[str, Mapping[str, Any]]) -> dict[str, frozenset[str]]:
+    """attribute → the constraint keys some product's spec of it varies by."""
+    found: dict[str, set[str]] = {}
+    for product_specs in specs.values():
+        for attribute, spec in product_specs.items():
+            if isinstance(spec, Mapping) and "by" in spec:
+                found.setdefault(str(attribute), set()).add(str(spec["by"]))
+    return {a: frozenset(keys) for a, keys in found.items()}
+
+
+#: The ``applies_to`` entry of attributes.json for store-wide rules.
+STORE_SCOPE = "store"
 
 _LONG_DIGITS = re.compile(r"\d{5,}")
 

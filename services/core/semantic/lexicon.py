@@ -247,6 +247,7 @@ def _unit_patterns(
         for attribute, categories in by_attribute.items():
             for category in categories:
                 owners.setdefault((unit, category), set()).add(attribute)
+    unit_forms = compound_unit_forms(unit_forms)
     out: list[tuple[str, str]] = []
     for unit, by_attribute in sorted(spec_units.items()):
         forms = sorted(
@@ -258,11 +259,50 @@ def _unit_patterns(
         regex = (
             r"(?<![\d.])\d+(?:\.\d+)?\s*(?:" + "|".join(re.escape(f) for f in forms) + r")(?![a-z])"
         )
+        # The unit asked for: "多少瓦时", "几寸", "几万公里", "how many watt-hours" (a
+        # question word, perhaps with a multiplier, right before the unit; the longer unit
+        # wins over a shorter one inside it, and "几万" of "几万公里" is no price).
+        asked = (
+            r"(?:多少|几|how many|how much)(?:十|百|千|万|十万|百万)?\s*(?:"
+            + "|".join(re.escape(f) for f in forms if len(f) >= 2 or not f.isascii())
+            + r")(?![a-z])"
+        )
         for attribute, categories in sorted(by_attribute.items()):
             sole = sorted(c for c in categories if owners[(unit, c)] == {attribute})
             if sole:
                 out.append((regex, _with_categories(f"{UNIT_VALUE_MARK}{attribute}", sole)))
+                if any(len(f) >= 2 or not f.isascii() for f in forms):
+                    # Weak, like "多少": any phrase naming the attribute (or a constraint
+                    # implying one) says more; it only outranks the shorter unit inside.
+                    out.append((asked, _with_categories(f"~{attribute}", sole)))
     return out
+
+
+def compound_unit_forms(unit_forms: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """``unit_forms`` with the spelt-out forms of compound units: a unit whose symbol is
+    two known symbols in a row (Wh = W + h, kWh = kW + h) is also written as their word
+    forms joined, as English and Chinese write them ("watt-hours", "watt hour", "瓦小时")."""
+    out = {unit: list(forms) for unit, forms in unit_forms.items()}
+    for unit in unit_forms:
+        for cut in range(1, len(unit)):
+            head, tail = unit[:cut], unit[cut:]
+            if head not in unit_forms or tail not in unit_forms:
+                continue
+            for first in unit_forms[head]:
+                for second in unit_forms[tail]:
+                    if _is_word(first) and _is_word(second):
+                        out[unit].extend((f"{first}-{second}", f"{first} {second}"))
+                    elif _is_cjk(first) and _is_cjk(second):
+                        out[unit].append(first + second)
+    return out
+
+
+def _is_word(form: str) -> bool:
+    return len(form) >= 3 and form.isascii() and form.isalpha()
+
+
+def _is_cjk(form: str) -> bool:
+    return bool(form) and all("\u3400" <= ch <= "\u9fff" for ch in form)
 
 
 def _raw_phrases(attributes_doc: Mapping[str, Any], lexicon_doc: Mapping[str, Any]) -> list[str]:

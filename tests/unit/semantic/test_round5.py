@@ -1,0 +1,124 @@
+"""Fifth pass: store-wide policies, product-only constraint values, short misspelt name
+words, compound and asked-for units, a phrase spanning another attribute's phrase,
+per-second rates, CamelCase trademarks, future updates and first-person devices
+(questions written for these tests, not taken from any labelled set)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint
+from services.core.semantic.lexicon import compound_unit_forms
+from services.core.semantic.spelling import SpellingCorrector
+
+
+def _rules_cid(extractor: SemanticExtractor, text: str) -> str | None:
+    decision = extractor.decide(text, second_reader=False)
+    return decision.cid if isinstance(decision, Fingerprint) else None
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        # attributes.json: shipping and delivery apply to the store, not to phones.
+        ("华为Mate 60 发货要几天", "null|delivery_time|"),
+        ("Samsung Galaxy S24 包邮吗", "null|shipping_fee|"),
+        # ... while returns apply to earbuds too: the product stays.
+        ("FreeBuds Pro 3 没拆封能退吗", "huawei_freebuds_pro_3|return_policy|item_state=unopened"),
+    ],
+)
+def test_a_store_wide_policy_about_a_product_gets_the_store_wide_key(
+    extractor: SemanticExtractor, text: str, cid: str
+) -> None:
+    assert _rules_cid(extractor, text) == cid
+
+
+def test_a_value_only_a_products_policy_has_needs_a_product(
+    extractor: SemanticExtractor,
+) -> None:
+    # A battery warranty is a car's (its spec varies by coverage), never the store's.
+    decision = extractor.decide("那款电车的电池质保几年", second_reader=False)
+    assert isinstance(decision, NoFingerprint), decision
+    assert _rules_cid(extractor, "质保几年") == "null|warranty|"
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("tsela model y", "tesla model y"),  # two letters swapped
+        ("mtae 60", "mate 60"),
+        ("iphone 16 por", "iphone 16 pro"),  # three letters, swapped
+        ("galaxy s24 ulra", "galaxy s24 ultra"),  # a letter dropped, from four letters
+        ("apple wtch s9", "apple watch s9"),
+    ],
+)
+def test_short_name_words_are_repaired(typed: str, meant: str) -> None:
+    corrector = SpellingCorrector(
+        [], ["Tesla Model Y", "Mate 60", "iPhone 16 Pro", "Galaxy S24 Ultra", "Apple Watch S9"]
+    )
+    assert corrector.correct(typed) == meant
+
+
+def test_short_name_repair_leaves_words_and_ties_alone() -> None:
+    corrector = SpellingCorrector([], ["Mate 60", "Mute 9", "Pro"], english_words={"mete": 900})
+    assert corrector.correct("mete") == "mete"  # an English word
+    assert corrector.correct("mtte") == "mtte"  # mate and mute both one edit away
+    assert corrector.correct("rp") == "rp"  # two letters: too short to tell
+
+
+def test_compound_units_are_spelt_out() -> None:
+    forms = compound_unit_forms({"W": ["w", "watt"], "h": ["h", "hours", "小时"], "Wh": ["wh"]})
+    assert {"watt-hours", "watt hours"} <= set(forms["Wh"])
+    assert "w-h" not in forms["Wh"]  # symbols are not words
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        # "hours" belongs to the unit watt-hours, not to a battery-life phrase.
+        ("is the MacBook Pro 14 M3 battery 72 watt-hours", "macbook_pro_14_m3|battery_capacity|"),
+        # The unit asked for: 瓦时 (energy), not the 瓦 inside it (power).
+        ("MacBook Pro 14 M3 电池能存多少瓦时", "macbook_pro_14_m3|battery_capacity|"),
+        # 几万 counts kilometres here, not money.
+        ("Model 3 基本质保是几年几万公里", "tesla_model_3|warranty|coverage=basic"),
+        # A battery-life phrase spanning the warranty phrase: the lexicon's dominance.
+        ("华为Mate 60 电池保修多久", "huawei_mate_60|warranty|"),
+        # How often per second is a rate.
+        ("Galaxy S24 屏幕每秒能刷新几次", "samsung_galaxy_s24|refresh_rate|"),
+        ("Galaxy S24 display: how many times per second?", "samsung_galaxy_s24|refresh_rate|"),
+    ],
+)
+def test_units_and_phrases_settle_the_attribute(
+    extractor: SemanticExtractor, text: str, cid: str
+) -> None:
+    assert _rules_cid(extractor, text) == cid
+
+
+def test_a_camelcase_feature_word_is_no_sales_promotion(extractor: SemanticExtractor) -> None:
+    assert _rules_cid(extractor, "is there ProMotion on the iPhone 16 Pro") == (
+        "iphone_16_pro|refresh_rate|"
+    )
+    decision = extractor.decide("is there a promotion on the iPhone 16 Pro")
+    assert isinstance(decision, Bypass) and decision.intent == "realtime", decision
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("小米14 能不能升级澎湃OS", "predict"),
+        ("华为Mate 60 能不能更新鸿蒙5", "predict"),
+        ("我家里那部iPhone 15 屏幕多大", "personal"),
+        ("我家那块Apple Watch S9 续航多久", "personal"),
+    ],
+)
+def test_future_updates_and_first_person_devices_bypass(
+    extractor: SemanticExtractor, text: str, intent: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass) and decision.intent == intent, decision
+
+
+def test_after_opening_is_no_future(extractor: SemanticExtractor) -> None:
+    decision = extractor.decide("拆封之后还能退吗", second_reader=False)
+    assert isinstance(decision, Fingerprint), decision
