@@ -85,6 +85,7 @@ class SemanticExtractor:
         specs: dict[str, Mapping[str, Any]] = {}
         for raw in catalog.get("products", ()):
             names = (*raw.get("names", {}).get("zh", ()), *raw.get("names", {}).get("en", ()))
+            names = (*names, *completed_names(names, catalog_names))
             entries.append(
                 CatalogEntry(
                     str(raw["id"]),
@@ -199,17 +200,20 @@ class SemanticExtractor:
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"
                 )
             norm = self._normaliser.normalise(text)
-            for key in self._open_keys(decision):
-                if self._reader.echoed_values(norm, key):
+            for key, offered in self._open_keys(decision).items():
+                # Only a value this product offers can be one the rules missed (快充 echoes
+                # a car's DC charging, which no phone has).
+                if self._reader.echoed_values(norm, key) & offered:
                     return NoFingerprint(f"second reader sees a {key} the rules did not read")
         return decision
 
-    def _open_keys(self, decision: Fingerprint) -> list[str]:
-        """Constraint keys the answer varies by that the fingerprint leaves open."""
+    def _open_keys(self, decision: Fingerprint) -> dict[str, frozenset[str]]:
+        """Constraint keys the answer varies by that the fingerprint leaves open, with the
+        values it varies by."""
         taken = {key for key, _ in decision.constraints}
         specs = self._specs.get(decision.product) if decision.product else None
         keys = self._constraints.varying(decision.attribute, specs)
-        return [k for k in keys if k not in taken]
+        return {k: v for k, v in keys.items() if k not in taken}
 
     def unresolved_terms(self, text: str, decision: SemanticDecision) -> tuple[str, ...]:
         """What an operator may want to add to the catalog after ``decision`` ended in no
@@ -257,6 +261,8 @@ class SemanticExtractor:
             return None
         for match in _LATIN_WORD.finditer(masked):
             word = match.group()
+            if word in _CONTRACTION_TAILS and masked[match.start() - 1 : match.start()] in "'’":
+                continue  # the 've of "I've", the 're of "you're"
             if word not in self._known_words and word not in self._english:
                 return word
         return None
@@ -330,7 +336,12 @@ class SemanticExtractor:
             if any(not _touches(m, choice.hits) for m in scan.brands):
                 return NoFingerprint("names a brand but no model"), False
         constraint_choice = self._constraints.choose(
-            reading, attribute, self._specs.get(product) if product else None, masked, boundaries
+            reading,
+            attribute,
+            self._specs.get(product) if product else None,
+            masked,
+            boundaries,
+            category if product else None,
         )
         if constraint_choice.problem is not None:
             return NoFingerprint(constraint_choice.problem), False
@@ -352,7 +363,8 @@ class SemanticExtractor:
             return NoFingerprint(
                 f"a stated value implies a {constraint_choice.open_keys[0]}"
             ), False
-        stray = _unexplained_number(masked, [*reading.hits, *choice.hits])
+        durations = _durations(masked) if spec.kind == "policy" else []
+        stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}"), False
         unknown_word = self._unknown_latin_word(masked)
@@ -368,6 +380,19 @@ class SemanticExtractor:
 
 
 UNKNOWN_WORD_CHECK = True
+#: What English contractions leave after the apostrophe.
+_CONTRACTION_TAILS = frozenset(("ve", "re", "ll", "d", "s", "t", "m"))
+#: A stated length of time: in a policy question it is the rule's own period to confirm
+#: ("return within 7 days", "is the warranty 2 years?"), not a value of another class.
+_DURATION = re.compile(
+    r"(?<![\d.])\d+\s*-?\s*(?:days?|weeks?|months?|years?|yrs?|天|周|星期|个月|月|年)(?![a-z])"
+)
+
+
+def _durations(text: str) -> list[Hit]:
+    return [Hit("duration", m.start(), m.end(), m.group()) for m in _DURATION.finditer(text)]
+
+
 _CAMEL_WORD = re.compile(r"(?<![A-Za-z])[A-Z]?[a-z]+[A-Z][A-Za-z]*(?![A-Za-z])")
 
 
@@ -395,6 +420,25 @@ def _spec_units(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str
                 if unit:
                     found.setdefault(str(unit), {}).setdefault(str(attribute), set()).add(category)
     return {u: {a: frozenset(c) for a, c in by.items()} for u, by in found.items()}
+
+
+def completed_names(names: Sequence[str], all_names: Sequence[str]) -> list[str]:
+    """A short name of a product continued by the rest of a longer one: from "X1 Carbon"
+    and "ThinkPad X1 Carbon Gen 12" also "X1 Carbon Gen 12" (the longer name without
+    the words before the shorter one), unless some product already has that name."""
+    taken = {n.lower() for n in all_names}
+    out: list[str] = []
+    for short in names:
+        key = short.lower()
+        for long_name in names:
+            lower = long_name.lower()
+            start = lower.find(key)
+            if start <= 0 or start + len(key) >= len(lower) or lower[start - 1] != " ":
+                continue
+            candidate = long_name[start:]
+            if candidate.lower() not in taken and candidate not in out:
+                out.append(candidate)
+    return out
 
 
 def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:

@@ -115,7 +115,10 @@ class SlotLexicon:
             str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
         }
         name_words = tuple(name_words)
-        series_words = tuple(str(w) for w in lexicon_doc.get("series_words", ()))
+        series_words = (
+            *(str(w) for w in lexicon_doc.get("series_words", ())),
+            *numbered_synonyms(name_words, lexicon_doc.get("name_synonyms", ())),
+        )
         raw = (*_raw_phrases(attributes_doc, lexicon_doc), *extra_words)
         spelling = SpellingCorrector(
             (*raw, *(str(k) for k in lexicon_doc.get("category_words", {}))),
@@ -276,6 +279,24 @@ def _unit_patterns(
                     # implying one) says more; it only outranks the shorter unit inside.
                     out.append((asked, _with_categories(f"~{attribute}", sole)))
     return out
+
+
+def numbered_synonyms(names: Iterable[str], groups: Iterable[Sequence[str]]) -> list[str]:
+    """Chinese members of a name-synonym group one of whose Latin members a catalog name
+    follows with a model number ("iPhone 15"): 爱疯 stands for iphone, so 爱疯十六 is 爱疯16,
+    as 苹果十六 is 苹果16."""
+    numbered = {
+        match.group(1)
+        for name in names
+        for match in re.finditer(r"([a-z][a-z ]*?)\s*\d", str(name).lower())
+    }
+    return [
+        str(word)
+        for group in groups
+        if any(str(w).lower() in numbered for w in group)
+        for word in group
+        if _is_cjk(str(word))
+    ]
 
 
 def compound_unit_forms(unit_forms: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:

@@ -122,3 +122,49 @@ def test_future_updates_and_first_person_devices_bypass(
 def test_after_opening_is_no_future(extractor: SemanticExtractor) -> None:
     decision = extractor.decide("拆封之后还能退吗", second_reader=False)
     assert isinstance(decision, Fingerprint), decision
+
+
+def test_a_chinese_synonym_of_a_numbered_name_takes_chinese_numerals() -> None:
+    from services.core.semantic.lexicon import numbered_synonyms
+
+    groups = [["iphone", "爱疯"], ["inch", "英寸"]]
+    assert numbered_synonyms(["iPhone 15", "13-inch MacBook"], groups) == ["爱疯"]
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        ("爱疯十五电池多大", "iphone_15|battery_capacity|"),
+        # A Chinese numeral and the digits after it are two numbers.
+        ("小米十四256G版本卖多少", "xiaomi_14|price|storage=256GB"),
+        # A short name continued by the rest of a longer one (ThinkPad X1 Carbon Gen 12).
+        ("X1 Carbon Gen 12 weight", "thinkpad_x1_carbon|weight|"),
+        # 快充 names a car's DC charging: for a phone it is fast charging in general.
+        ("三星S24快充多少瓦", "samsung_galaxy_s24|charging_power|"),
+        # A period stated in a policy question is the rule's own, to confirm.
+        ("can I return an unopened item within 14 days", "null|return_policy|item_state=unopened"),
+        # The 've of "I've" is understood.
+        ("I've opened the box, can I still return it?", "null|return_policy|item_state=opened"),
+    ],
+)
+def test_numerals_names_hints_periods_and_contractions(
+    extractor: SemanticExtractor, text: str, cid: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.cid == cid
+
+
+def test_completed_names_skip_names_another_product_has() -> None:
+    from services.core.semantic.extractor import completed_names
+
+    names = ["X1 Carbon", "ThinkPad X1 Carbon Gen 12"]
+    assert completed_names(names, names) == ["X1 Carbon Gen 12"]
+    assert completed_names(names, [*names, "X1 Carbon Gen 12"]) == []
+
+
+def test_a_stated_number_outside_a_period_still_stops_a_policy_fingerprint(
+    extractor: SemanticExtractor,
+) -> None:
+    decision = extractor.decide("can I return 3 items at once", second_reader=False)
+    assert not isinstance(decision, Fingerprint), decision
