@@ -50,6 +50,10 @@ class AttributeResolver:
                 topic[key] = owners[0]
         self._topic_attribute = topic
 
+    def topic_of(self, key: str) -> str | None:
+        """The attribute a constraint key names by itself (lens → camera), if one."""
+        return self._topic_attribute.get(key)
+
     def spec(self, attribute: str) -> AttributeSpec:
         return self._specs[attribute]
 

@@ -320,6 +320,13 @@ class SemanticExtractor:
         attribute_hits = self._attributes.find(masked, boundaries)
         constraint_spans = reading.spans()
         attribute_hits = _without_cut_cues(strip_inside(attribute_hits, constraint_spans))
+        attribute_hits = _not_starting_inside(
+            attribute_hits,
+            [
+                (h.start, h.end, self._attributes.topic_of(parse_label(h.label).name))
+                for h in reading.hits
+            ],
+        )
         choice = self._attributes.resolve(attribute_hits, category, reading.values)
         if choice.attribute is None:
             return NoFingerprint(choice.reason), False
@@ -439,6 +446,23 @@ def completed_names(names: Sequence[str], all_names: Sequence[str]) -> list[str]
             if candidate.lower() not in taken and candidate not in out:
                 out.append(candidate)
     return out
+
+
+def _not_starting_inside(
+    hits: Sequence[Hit], spans: Sequence[tuple[int, int, str | None]]
+) -> list[Hit]:
+    """Drop a cue that starts inside a constraint value's phrase and runs past it: in
+    "加充电盒总续航多久" the 充电 of the charging case (充电盒) starts no charging-time cue.
+    A cue of the attribute the constraint itself names stays (保修多久 after 电池保修)."""
+    if not spans:
+        return list(hits)
+    return [
+        h
+        for h in hits
+        if not any(
+            s < h.start < e < h.end and parse_label(h.label).name != topic for s, e, topic in spans
+        )
+    ]
 
 
 def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:

@@ -168,3 +168,15 @@ def test_a_stated_number_outside_a_period_still_stops_a_policy_fingerprint(
 ) -> None:
     decision = extractor.decide("can I return 3 items at once", second_reader=False)
     assert not isinstance(decision, Fingerprint), decision
+
+
+def test_a_cue_starting_inside_a_constraint_phrase_is_no_cue(
+    extractor: SemanticExtractor,
+) -> None:
+    # 充电 of 充电盒 (the case) starts no charging-time question ...
+    decision = extractor.decide("FreeBuds Pro 3 加上充电盒总续航多长时间", second_reader=False)
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.cid == "huawei_freebuds_pro_3|battery_life|context=with_charging_case"
+    # ... while a charging-time question after it still is one.
+    decision = extractor.decide("AirPods Pro 2 充电盒充满要多久", second_reader=False)
+    assert isinstance(decision, NoFingerprint), decision
