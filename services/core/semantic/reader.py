@@ -66,11 +66,15 @@ _EN_TEMPLATES = (
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CONTRACTED_IS = re.compile(r"\b(what|how|where|who|which|it|that|there|here)['’]s\b")
 
 
 def _grams(text: str) -> Counter[str]:
     # Every number reads as "0": the unit after it (0mah, 0 g) is the sign, not its value.
-    text = f" {_NUMBER.sub('0', unicodedata.normalize('NFKC', text).lower())} "
+    text = _NUMBER.sub("0", unicodedata.normalize("NFKC", text).lower())
+    # "what's" is "what is": a contraction in one attribute's forms ("what's in the box")
+    # must not make every question that uses it look like that attribute.
+    text = " " + _CONTRACTED_IS.sub(r"\1 is", text) + " "
     size = len(text)
     out = Counter([text[i : i + n] for n in _ORDERS for i in range(size - n + 1)])
     for blank in _BLANKS:

@@ -180,3 +180,15 @@ def test_a_cue_starting_inside_a_constraint_phrase_is_no_cue(
     # ... while a charging-time question after it still is one.
     decision = extractor.decide("AirPods Pro 2 充电盒充满要多久", second_reader=False)
     assert isinstance(decision, NoFingerprint), decision
+
+
+def test_the_reader_reads_whats_as_what_is(extractor: SemanticExtractor) -> None:
+    # "what's" occurs in one attribute's forms ("what's in the box") only.
+    for text in ("what's the range of the byd han", "what's the warranty on the xiaomi 14"):
+        plain = text.replace("what's", "what is")
+        product = "byd_han" if "han" in text else "xiaomi_14"
+        attribute = "range" if "range" in text else "warranty"
+        assert extractor.reader.attribute_rank(text, attribute) == (
+            extractor.reader.attribute_rank(plain, attribute)
+        )
+        assert extractor.reader.read(text, product, attribute).agrees
