@@ -79,6 +79,7 @@ class SemanticExtractor:
             self._segmenter.general_frequencies,
             english_words,
             _spec_units(catalog),
+            _spec_texts(catalog),
         )
         self._normaliser = self._lexicon.normaliser
         entries = []
@@ -504,6 +505,31 @@ def _product_varying_keys(specs: Mapping[str, Mapping[str, Any]]) -> dict[str, f
 
 #: The ``applies_to`` entry of attributes.json for store-wide rules.
 STORE_SCOPE = "store"
+
+
+def _spec_texts(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str]]]:
+    """text → attribute → categories: the words of the catalog's text spec values
+    ("陶瓷白 Ceramic White" gives 陶瓷白 and ceramic white), without numbers (a number
+    with its unit is the units' business) and without one-letter or one-character words."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for raw in catalog.get("products", ()):
+        category = str(raw.get("category", ""))
+        for attribute, spec in raw.get("specs", {}).items():
+            if not isinstance(spec, Mapping) or "value" not in spec:
+                continue
+            value = spec["value"]
+            texts = list(value) if isinstance(value, (list, tuple)) else [value]
+            for text in texts:
+                if not isinstance(text, str) or any(ch.isdigit() for ch in text):
+                    continue
+                for part in _SCRIPT_RUN.findall(text):
+                    part = part.strip()
+                    if len(part) >= (2 if not part.isascii() else 4):
+                        found.setdefault(part, {}).setdefault(str(attribute), set()).add(category)
+    return {t: {a: frozenset(c) for a, c in by.items()} for t, by in found.items()}
+
+
+_SCRIPT_RUN = re.compile(r"[\u3400-\u9fff]+|[A-Za-z][A-Za-z '\-]*[A-Za-z]")
 
 _LONG_DIGITS = re.compile(r"\d{5,}")
 

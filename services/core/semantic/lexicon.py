@@ -14,7 +14,7 @@ constraint value. Any label may end in ``@cat1,cat2`` to restrict it to product 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,6 +110,7 @@ class SlotLexicon:
         common_words: Mapping[str, int] | None = None,
         english_words: Mapping[str, int] | None = None,
         spec_units: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
+        spec_values: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
     ) -> SlotLexicon:
         brands = {
             str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
@@ -180,6 +181,17 @@ class SlotLexicon:
 
         patterns.extend(_unit_patterns(spec_units or {}, lexicon_doc.get("units", {}), normaliser))
         c_phrases: list[tuple[str, str]] = []
+        value_phrases = _value_phrases(
+            spec_values or {},
+            norm,
+            lambda text: _is_common(text, common_words or {}, english_words or {}),
+            {
+                *(p for p, _ in phrases),
+                *(norm(str(w)) for w in category_words),
+                *(norm(str(w)) for ws in brands.values() for w in ws),
+                *(norm(str(n)) for n in name_words),
+            },
+        )
         c_patterns: list[tuple[str, str]] = []
         hints: list[tuple[str, str]] = []
         for key, values in attributes_doc.get("constraint_values", {}).items():
@@ -197,6 +209,8 @@ class SlotLexicon:
                 c_patterns.extend((str(r), f"{key}={value}") for r in regexes)
             hints.extend((str(r), key) for r in raw.get("hints", ()))
 
+        known_constraints = {p for p, _ in c_phrases}
+        phrases.extend((p, label) for p, label in value_phrases if p not in known_constraints)
         dominance = {
             str(a): frozenset(str(b) for b in bs)
             for a, bs in lexicon_doc.get("dominance", {}).items()
@@ -279,6 +293,45 @@ def _unit_patterns(
                     # implying one) says more; it only outranks the shorter unit inside.
                     out.append((asked, _with_categories(f"~{attribute}", sole)))
     return out
+
+
+def _value_phrases(
+    spec_values: Mapping[str, Mapping[str, frozenset[str]]],
+    norm: Callable[[str], str],
+    is_common: Callable[[str], bool],
+    known: set[str],
+) -> list[tuple[str, str]]:
+    """Weak cues from the catalog's own spec texts: "有雅川青吗" asks about colours because
+    雅川青 is a colour of a catalog product. ``spec_values``: text → attribute → categories
+    whose specs give it. A text the vocabulary already uses (充电盒, a constraint word), a
+    common word of either language (黑色, cable: a name is a cue, a word is not), or one
+    two attributes share within a category, is no cue."""
+    owners: dict[tuple[str, str], set[str]] = {}
+    for text, by_attribute in spec_values.items():
+        for attribute, categories in by_attribute.items():
+            for category in categories:
+                owners.setdefault((norm(text), category), set()).add(attribute)
+    out: list[tuple[str, str]] = []
+    for text, by_attribute in sorted(spec_values.items()):
+        phrase = norm(text)
+        if phrase in known or is_common(phrase):
+            continue
+        for attribute, categories in sorted(by_attribute.items()):
+            sole = sorted(c for c in categories if owners[(phrase, c)] == {attribute})
+            if sole:
+                # Weak: any other cue, even "多少", makes it a contest (abstention).
+                out.append((phrase, _with_categories(f"~{attribute}", sole)))
+    return out
+
+
+def _is_common(text: str, common: Mapping[str, int], english: Mapping[str, int]) -> bool:
+    if text.isascii():
+        return all(english.get(w, 0) >= _COMMON_FREQUENCY for w in re.findall(r"[a-z]+", text))
+    return common.get(text, 0) >= _COMMON_FREQUENCY
+
+
+#: As in spelling repair: a word this frequent in the general dictionaries is a word.
+_COMMON_FREQUENCY = 50
 
 
 def numbered_synonyms(names: Iterable[str], groups: Iterable[Sequence[str]]) -> list[str]:

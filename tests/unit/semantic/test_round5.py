@@ -192,3 +192,23 @@ def test_the_reader_reads_whats_as_what_is(extractor: SemanticExtractor) -> None
             extractor.reader.attribute_rank(plain, attribute)
         )
         assert extractor.reader.read(text, product, attribute).agrees
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        # Colour names and system names from the catalog's own spec texts.
+        ("华为FreeBuds Pro 3 有星河蓝吗", "huawei_freebuds_pro_3|colors|"),
+        ("MacBook Air M3 是 macOS Sonoma 吗", "macbook_air_m3|operating_system|"),
+    ],
+)
+def test_catalog_spec_texts_are_weak_cues(
+    extractor: SemanticExtractor, text: str, cid: str
+) -> None:
+    assert _rules_cid(extractor, text) == cid
+
+
+def test_a_common_word_among_spec_texts_is_no_cue(extractor: SemanticExtractor) -> None:
+    # 黑色 / black are words, not names: no cue of their own.
+    labels = {label for phrase, label in extractor._lexicon.attribute_phrases if phrase == "黑色"}
+    assert not any(label.startswith("~colors") for label in labels)
