@@ -210,8 +210,9 @@ class SpellingCorrector:
 
     def _correct_short_name(self, word: str) -> str:
         """A short word next to a product-name word: two adjacent letters swapped (telsa,
-        mtae, por), or from four letters one letter dropped or doubled (utra, wach,
-        hann), with the same first letter; only when exactly one name word fits."""
+        mtae, por), or, from four letters and for a name word of five or more, one letter
+        dropped, added or changed (utra, wach; never "prob" for "pro"), with the same
+        first letter; only when exactly one name word fits."""
         if len(word) < _MIN_NAME_LATIN:
             return word
         fits = {
@@ -221,7 +222,11 @@ class SpellingCorrector:
             and target != word
             and (
                 _swapped(word, target)
-                or (len(word) >= _MIN_SHORT_EDIT and OSA.distance(word, target) == 1)
+                or (
+                    len(word) >= _MIN_SHORT_EDIT
+                    and len(target) > _MIN_SHORT_EDIT
+                    and OSA.distance(word, target) == 1
+                )
             )
             and abs(len(target) - len(word)) <= 1
         }

@@ -212,3 +212,9 @@ def test_a_common_word_among_spec_texts_is_no_cue(extractor: SemanticExtractor) 
     # 黑色 / black are words, not names: no cue of their own.
     labels = {label for phrase, label in extractor._lexicon.attribute_phrases if phrase == "黑色"}
     assert not any(label.startswith("~colors") for label in labels)
+
+
+def test_a_short_word_is_not_stretched_to_a_three_letter_name_word() -> None:
+    corrector = SpellingCorrector([], ["iPhone 15 Pro", "BYD Han"])
+    assert corrector.correct("prob") == "prob"  # "probably", not "pro"
+    assert corrector.correct("hann") == "hann"
