@@ -50,6 +50,10 @@ class AttributeResolver:
                 topic[key] = owners[0]
         self._topic_attribute = topic
 
+    def topic_of(self, key: str) -> str | None:
+        """The attribute a constraint key names by itself (lens → camera), if one."""
+        return self._topic_attribute.get(key)
+
     def spec(self, attribute: str) -> AttributeSpec:
         return self._specs[attribute]
 
@@ -62,7 +66,7 @@ class AttributeResolver:
         category: str | None,
         constraint_keys: Iterable[str],
     ) -> AttributeChoice:
-        labelled = [(hit, parse_label(hit.label)) for hit in outermost(hits)]
+        labelled = [(hit, parse_label(hit.label)) for hit in _outermost_and_rivals(hits)]
         labelled = [(h, lab) for h, lab in labelled if lab.applies_to(category)]
         if any(lab.name == UNSUPPORTED for _, lab in labelled):
             return AttributeChoice(None, "asks about something outside the attribute vocabulary")
@@ -98,9 +102,8 @@ class AttributeResolver:
             return False
         if category is None:
             return spec.kind == "policy"
-        # A policy question about a product stays tied to that product even where the
-        # store-wide rule is what answers it: a finer key can only cost hits, never
-        # serve a wrong answer.
+        # A policy applies to any question; where attributes.json lists it for the store
+        # but not for this category, the extractor keys it store-wide (no product).
         return spec.kind == "policy" or category in spec.applies_to
 
     def _choose(
@@ -118,3 +121,36 @@ class AttributeResolver:
         (attribute,) = kept
         hits = tuple(h for h, lab in labelled if lab.name == attribute)
         return AttributeChoice(attribute, f"{strength} cue", hits)
+
+
+def _outermost_and_rivals(hits: Sequence[Hit]) -> list[Hit]:
+    """The outermost hits, and a strong phrase of another attribute inside a longer hit:
+    in "电池保修多久" the battery-life phrase "电池…多久" spans the warranty phrase "保修多久";
+    the longer hit alone would hide that two attributes are named (the lexicon's
+    dominance, or abstention, then decides). Only when every hit around it is such a
+    phrase, starting before it: "几千" of "几千瓦" is the count of watts, not a price."""
+    outer = outermost(hits)
+    kept = set(outer)
+    rivals = []
+    for hit in hits:
+        if hit in kept:
+            continue
+        label = parse_label(hit.label)
+        if label.kind != "strong":
+            continue
+        containers = [
+            o
+            for o in hits
+            if o is not hit
+            and o.start <= hit.start
+            and hit.end <= o.end
+            and o.end - o.start > hit.end - hit.start
+        ]
+        if containers and all(
+            o.start < hit.start
+            and parse_label(o.label).kind == "strong"
+            and parse_label(o.label).name != label.name
+            for o in containers
+        ):
+            rivals.append(hit)
+    return [*outer, *rivals]

@@ -49,6 +49,7 @@ _CLAUSE_MARKS = (",", "，", ".", "。", "?", "？", "!", "！", ";", "；")
 
 class ConstraintResolver:
     __slots__ = (
+        "_foreign",
         "_heads",
         "_hints",
         "_known_fragments",
@@ -69,6 +70,22 @@ class ConstraintResolver:
         self._store_variants = lexicon.store_variants
         self._heads = _value_heads(lexicon.constraint_phrases)
         self._known_fragments = _fragments(lexicon.all_phrases())
+        # (key, phrase) → the categories whose values use the phrase: 快充 names a car's
+        # DC charging, so for a phone it is no variant of its own (just "fast charging").
+        owners: dict[tuple[str, str], set[str] | None] = {}
+        for phrase, raw_label in lexicon.constraint_phrases:
+            label = parse_label(raw_label)
+            if label.kind != "constraint":
+                continue
+            slot = (label.name, phrase)
+            if not label.categories:
+                owners[slot] = None
+            elif slot not in owners or owners[slot] is not None:
+                owners.setdefault(slot, set())
+                found = owners[slot]
+                if found is not None:
+                    found.update(label.categories)
+        self._foreign = {slot: frozenset(c) for slot, c in owners.items() if c is not None}
 
     def read(
         self, text: str, boundaries: frozenset[int], category: str | None
@@ -93,6 +110,7 @@ class ConstraintResolver:
         product_specs: Mapping[str, Any] | None,
         text: str,
         boundaries: frozenset[int],
+        category: str | None = None,
     ) -> ConstraintChoice:
         varying = self.varying(attribute, product_specs)
         chosen: list[tuple[str, str]] = []
@@ -107,7 +125,7 @@ class ConstraintResolver:
                 if value not in offered:
                     return ConstraintChoice((), f"{key}={value} is not offered for this product")
                 chosen.append((key, value))
-            elif self._hinted(key, text, boundaries):
+            elif self._hinted(key, text, boundaries, category):
                 return ConstraintChoice((), f"hints at a {key} we cannot read")
             else:
                 open_keys.append(key)
@@ -146,11 +164,21 @@ class ConstraintResolver:
                 return True
         return False
 
-    def _hinted(self, key: str, text: str, boundaries: frozenset[int]) -> bool:
+    def _hinted(
+        self, key: str, text: str, boundaries: frozenset[int], category: str | None = None
+    ) -> bool:
         hints = self._hints.get(key)
-        if hints is not None and hints.find(text, boundaries):
+        if hints is not None and any(
+            not self._foreign_phrase(key, text[h.start : h.end], category)
+            for h in hints.find(text, boundaries)
+        ):
             return True
         return self._unread_value_word(key, text, boundaries)
+
+    def _foreign_phrase(self, key: str, phrase: str, category: str | None) -> bool:
+        """Whether ``phrase`` names only values of other categories than ``category``."""
+        owners = self._foreign.get((key, phrase))
+        return category is not None and owners is not None and category not in owners
 
     def _unread_value_word(self, key: str, text: str, boundaries: frozenset[int]) -> bool:
         """A word built like this key's values but none of them: Chinese compounds end in

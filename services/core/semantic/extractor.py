@@ -28,7 +28,7 @@ from services.core.semantic.admission import (
 from services.core.semantic.attributes import AttributeResolver
 from services.core.semantic.constraints import ConstraintResolver
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
-from services.core.semantic.lexicon import SlotLexicon, parse_label
+from services.core.semantic.lexicon import UNIT_VALUE_MARK, AttributeSpec, SlotLexicon, parse_label
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
 from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher, ProductScan
@@ -79,12 +79,14 @@ class SemanticExtractor:
             self._segmenter.general_frequencies,
             english_words,
             _spec_units(catalog),
+            _spec_texts(catalog),
         )
         self._normaliser = self._lexicon.normaliser
         entries = []
         specs: dict[str, Mapping[str, Any]] = {}
         for raw in catalog.get("products", ()):
             names = (*raw.get("names", {}).get("zh", ()), *raw.get("names", {}).get("en", ()))
+            names = (*names, *completed_names(names, catalog_names))
             entries.append(
                 CatalogEntry(
                     str(raw["id"]),
@@ -95,6 +97,7 @@ class SemanticExtractor:
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))
         self._specs = MappingProxyType(specs)
+        self._product_keys = _product_varying_keys(specs)
         self._products = ProductMatcher(
             entries,
             normaliser=self._normaliser,
@@ -198,17 +201,20 @@ class SemanticExtractor:
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"
                 )
             norm = self._normaliser.normalise(text)
-            for key in self._open_keys(decision):
-                if self._reader.echoed_values(norm, key):
+            for key, offered in self._open_keys(decision).items():
+                # Only a value this product offers can be one the rules missed (快充 echoes
+                # a car's DC charging, which no phone has).
+                if self._reader.echoed_values(norm, key) & offered:
                     return NoFingerprint(f"second reader sees a {key} the rules did not read")
         return decision
 
-    def _open_keys(self, decision: Fingerprint) -> list[str]:
-        """Constraint keys the answer varies by that the fingerprint leaves open."""
+    def _open_keys(self, decision: Fingerprint) -> dict[str, frozenset[str]]:
+        """Constraint keys the answer varies by that the fingerprint leaves open, with the
+        values it varies by."""
         taken = {key for key, _ in decision.constraints}
         specs = self._specs.get(decision.product) if decision.product else None
         keys = self._constraints.varying(decision.attribute, specs)
-        return [k for k in keys if k not in taken]
+        return {k: v for k, v in keys.items() if k not in taken}
 
     def unresolved_terms(self, text: str, decision: SemanticDecision) -> tuple[str, ...]:
         """What an operator may want to add to the catalog after ``decision`` ended in no
@@ -256,6 +262,8 @@ class SemanticExtractor:
             return None
         for match in _LATIN_WORD.finditer(masked):
             word = match.group()
+            if word in _CONTRACTION_TAILS and masked[match.start() - 1 : match.start()] in "'’":
+                continue  # the 've of "I've", the 're of "you're"
             if word not in self._known_words and word not in self._english:
                 return word
         return None
@@ -267,10 +275,22 @@ class SemanticExtractor:
         if not norm:
             return NoFingerprint("empty question"), False, False
         scan = self._products.scan(norm)
-        decision, by_unit = self._decide_scanned(norm, scan)
+        decision, by_unit = self._decide_scanned(norm, scan, self._trademarks(text))
         return decision, any(m.derived for m in scan.products), by_unit
 
-    def _decide_scanned(self, norm: str, scan: ProductScan) -> tuple[SemanticDecision, bool]:
+    def _trademarks(self, text: str) -> frozenset[str]:
+        """Vocabulary words the question writes in CamelCase ("ProMotion", "MagSafe"): a
+        capital inside a word marks a trademark, so "ProMotion" is the display feature
+        the vocabulary lists, never the ordinary word "promotion" a bypass rule means."""
+        return frozenset(
+            word
+            for match in _CAMEL_WORD.finditer(text)
+            if (word := match.group().lower()) in self._known_words
+        )
+
+    def _decide_scanned(
+        self, norm: str, scan: ProductScan, trademarks: frozenset[str] = frozenset()
+    ) -> tuple[SemanticDecision, bool]:
         boundaries = self._segmenter.boundaries(norm)
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
@@ -293,35 +313,66 @@ class SemanticExtractor:
             structural["compare"] = f"several values of {', '.join(reading.conflicting_keys())}"
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
-        bypass = self._gate.first_bypass(masked, boundaries, structural)
+        gate_text = _blank_words(masked, trademarks)
+        bypass = self._gate.first_bypass(gate_text, boundaries, structural)
         if bypass is not None:
             return Bypass(*bypass), False
 
         attribute_hits = self._attributes.find(masked, boundaries)
         constraint_spans = reading.spans()
-        attribute_hits = strip_inside(attribute_hits, constraint_spans)
+        attribute_hits = _without_cut_cues(strip_inside(attribute_hits, constraint_spans))
+        attribute_hits = _not_starting_inside(
+            attribute_hits,
+            [
+                (h.start, h.end, self._attributes.topic_of(parse_label(h.label).name))
+                for h in reading.hits
+            ],
+        )
         choice = self._attributes.resolve(attribute_hits, category, reading.values)
         if choice.attribute is None:
             return NoFingerprint(choice.reason), False
         attribute = choice.attribute
         spec = self._attributes.spec(attribute)
         product = product_ids[0] if product_ids else None
+        if product is not None and _store_wide(spec, category):
+            # "苹果16包邮吗": the policy applies to the store, not to phones (attributes.json's
+            # applies_to), so the store-wide rule answers it, under the store-wide key.
+            product = None
         if product is None:
             if spec.kind != "policy":
                 return NoFingerprint("spec question without a catalog product"), False
             if any(not _touches(m, choice.hits) for m in scan.brands):
                 return NoFingerprint("names a brand but no model"), False
         constraint_choice = self._constraints.choose(
-            reading, attribute, self._specs.get(product) if product else None, masked, boundaries
+            reading,
+            attribute,
+            self._specs.get(product) if product else None,
+            masked,
+            boundaries,
+            category if product else None,
         )
         if constraint_choice.problem is not None:
             return NoFingerprint(constraint_choice.problem), False
+        if product is None:
+            taken = {key for key, _ in constraint_choice.constraints}
+            only_products = sorted(
+                k
+                for k in reading.values
+                if k in self._product_keys.get(attribute, ()) and k not in taken
+            )
+            if only_products:
+                # "毛豆Y电池包质保…": a battery warranty is a product's, never the store's; with
+                # no product read, the product is one we did not recognise.
+                return NoFingerprint(
+                    f"a {only_products[0]} only a product's {attribute} has, but no product"
+                ), False
         if constraint_choice.open_keys and any(h.label.startswith("#") for h in choice.hits):
             # "是2亿像素吗" names the main camera without saying so: not the summary class.
             return NoFingerprint(
                 f"a stated value implies a {constraint_choice.open_keys[0]}"
             ), False
-        stray = _unexplained_number(masked, [*reading.hits, *choice.hits])
+        durations = _durations(masked) if spec.kind == "policy" else []
+        stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}"), False
         unknown_word = self._unknown_latin_word(masked)
@@ -337,6 +388,31 @@ class SemanticExtractor:
 
 
 UNKNOWN_WORD_CHECK = True
+#: What English contractions leave after the apostrophe.
+_CONTRACTION_TAILS = frozenset(("ve", "re", "ll", "d", "s", "t", "m"))
+#: A stated length of time: in a policy question it is the rule's own period to confirm
+#: ("return within 7 days", "is the warranty 2 years?"), not a value of another class.
+_DURATION = re.compile(
+    r"(?<![\d.])\d+\s*-?\s*(?:days?|weeks?|months?|years?|yrs?|天|周|星期|个月|月|年)(?![a-z])"
+)
+
+
+def _durations(text: str) -> list[Hit]:
+    return [Hit("duration", m.start(), m.end(), m.group()) for m in _DURATION.finditer(text)]
+
+
+_CAMEL_WORD = re.compile(r"(?<![A-Za-z])[A-Z]?[a-z]+[A-Z][A-Za-z]*(?![A-Za-z])")
+
+
+def _blank_words(text: str, words: frozenset[str]) -> str:
+    """``text`` with each of ``words`` (as a whole Latin word) blanked, length kept."""
+    for word in words:
+        text = re.sub(
+            rf"(?<![a-z]){re.escape(word)}(?![a-z])", lambda m: "_" * len(m.group()), text
+        )
+    return text
+
+
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
 
 
@@ -353,6 +429,107 @@ def _spec_units(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str
                     found.setdefault(str(unit), {}).setdefault(str(attribute), set()).add(category)
     return {u: {a: frozenset(c) for a, c in by.items()} for u, by in found.items()}
 
+
+def completed_names(names: Sequence[str], all_names: Sequence[str]) -> list[str]:
+    """A short name of a product continued by the rest of a longer one: from "X1 Carbon"
+    and "ThinkPad X1 Carbon Gen 12" also "X1 Carbon Gen 12" (the longer name without
+    the words before the shorter one), unless some product already has that name."""
+    taken = {n.lower() for n in all_names}
+    out: list[str] = []
+    for short in names:
+        key = short.lower()
+        for long_name in names:
+            lower = long_name.lower()
+            start = lower.find(key)
+            if start <= 0 or start + len(key) >= len(lower) or lower[start - 1] != " ":
+                continue
+            candidate = long_name[start:]
+            if candidate.lower() not in taken and candidate not in out:
+                out.append(candidate)
+    return out
+
+
+def _not_starting_inside(
+    hits: Sequence[Hit], spans: Sequence[tuple[int, int, str | None]]
+) -> list[Hit]:
+    """Drop a cue that starts inside a constraint value's phrase and runs past it: in
+    "加充电盒总续航多久" the 充电 of the charging case (充电盒) starts no charging-time cue.
+    A cue of the attribute the constraint itself names stays (保修多久 after 电池保修)."""
+    if not spans:
+        return list(hits)
+    return [
+        h
+        for h in hits
+        if not any(
+            s < h.start < e < h.end and parse_label(h.label).name != topic for s, e, topic in spans
+        )
+    ]
+
+
+def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:
+    """Drop a cue whose last word is part of a stated number's unit: in "battery 52.6
+    watt-hours" the "hours" of "battery … hours" belongs to the unit watt-hours, so the
+    number in its unit (a capacity), not the battery-life phrase, says what is asked."""
+    units = [h for h in hits if parse_label(h.label).value == UNIT_VALUE_MARK]
+    if not units:
+        return list(hits)
+    return [
+        h
+        for h in hits
+        if not any(
+            h.start < u.start < h.end <= u.end
+            and parse_label(u.label).name != parse_label(h.label).name
+            for u in units
+        )
+    ]
+
+
+def _store_wide(spec: AttributeSpec, category: str | None) -> bool:
+    """A policy that applies to the store but not to this product's category."""
+    return (
+        spec.kind == "policy"
+        and STORE_SCOPE in spec.applies_to
+        and (category is None or category not in spec.applies_to)
+    )
+
+
+def _product_varying_keys(specs: Mapping[str, Mapping[str, Any]]) -> dict[str, frozenset[str]]:
+    """attribute → the constraint keys some product's spec of it varies by."""
+    found: dict[str, set[str]] = {}
+    for product_specs in specs.values():
+        for attribute, spec in product_specs.items():
+            if isinstance(spec, Mapping) and "by" in spec:
+                found.setdefault(str(attribute), set()).add(str(spec["by"]))
+    return {a: frozenset(keys) for a, keys in found.items()}
+
+
+#: The ``applies_to`` entry of attributes.json for store-wide rules.
+STORE_SCOPE = "store"
+
+
+def _spec_texts(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str]]]:
+    """text → attribute → categories: the words of the catalog's text spec values
+    ("陶瓷白 Ceramic White" gives 陶瓷白 and ceramic white), without numbers (a number
+    with its unit is the units' business) and without one-letter or one-character words."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for raw in catalog.get("products", ()):
+        category = str(raw.get("category", ""))
+        for attribute, spec in raw.get("specs", {}).items():
+            if not isinstance(spec, Mapping) or "value" not in spec:
+                continue
+            value = spec["value"]
+            texts = list(value) if isinstance(value, (list, tuple)) else [value]
+            for text in texts:
+                if not isinstance(text, str) or any(ch.isdigit() for ch in text):
+                    continue
+                for part in _SCRIPT_RUN.findall(text):
+                    part = part.strip()
+                    if len(part) >= (2 if not part.isascii() else 4):
+                        found.setdefault(part, {}).setdefault(str(attribute), set()).add(category)
+    return {t: {a: frozenset(c) for a, c in by.items()} for t, by in found.items()}
+
+
+_SCRIPT_RUN = re.compile(r"[\u3400-\u9fff]+|[A-Za-z][A-Za-z '\-]*[A-Za-z]")
 
 _LONG_DIGITS = re.compile(r"\d{5,}")
 

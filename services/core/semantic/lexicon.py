@@ -14,7 +14,7 @@ constraint value. Any label may end in ``@cat1,cat2`` to restrict it to product 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,12 +110,16 @@ class SlotLexicon:
         common_words: Mapping[str, int] | None = None,
         english_words: Mapping[str, int] | None = None,
         spec_units: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
+        spec_values: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
     ) -> SlotLexicon:
         brands = {
             str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
         }
         name_words = tuple(name_words)
-        series_words = tuple(str(w) for w in lexicon_doc.get("series_words", ()))
+        series_words = (
+            *(str(w) for w in lexicon_doc.get("series_words", ())),
+            *numbered_synonyms(name_words, lexicon_doc.get("name_synonyms", ())),
+        )
         raw = (*_raw_phrases(attributes_doc, lexicon_doc), *extra_words)
         spelling = SpellingCorrector(
             (*raw, *(str(k) for k in lexicon_doc.get("category_words", {}))),
@@ -177,6 +181,17 @@ class SlotLexicon:
 
         patterns.extend(_unit_patterns(spec_units or {}, lexicon_doc.get("units", {}), normaliser))
         c_phrases: list[tuple[str, str]] = []
+        value_phrases = _value_phrases(
+            spec_values or {},
+            norm,
+            lambda text: _is_common(text, common_words or {}, english_words or {}),
+            {
+                *(p for p, _ in phrases),
+                *(norm(str(w)) for w in category_words),
+                *(norm(str(w)) for ws in brands.values() for w in ws),
+                *(norm(str(n)) for n in name_words),
+            },
+        )
         c_patterns: list[tuple[str, str]] = []
         hints: list[tuple[str, str]] = []
         for key, values in attributes_doc.get("constraint_values", {}).items():
@@ -194,6 +209,8 @@ class SlotLexicon:
                 c_patterns.extend((str(r), f"{key}={value}") for r in regexes)
             hints.extend((str(r), key) for r in raw.get("hints", ()))
 
+        known_constraints = {p for p, _ in c_phrases}
+        phrases.extend((p, label) for p, label in value_phrases if p not in known_constraints)
         dominance = {
             str(a): frozenset(str(b) for b in bs)
             for a, bs in lexicon_doc.get("dominance", {}).items()
@@ -247,6 +264,7 @@ def _unit_patterns(
         for attribute, categories in by_attribute.items():
             for category in categories:
                 owners.setdefault((unit, category), set()).add(attribute)
+    unit_forms = compound_unit_forms(unit_forms)
     out: list[tuple[str, str]] = []
     for unit, by_attribute in sorted(spec_units.items()):
         forms = sorted(
@@ -258,11 +276,107 @@ def _unit_patterns(
         regex = (
             r"(?<![\d.])\d+(?:\.\d+)?\s*(?:" + "|".join(re.escape(f) for f in forms) + r")(?![a-z])"
         )
+        # The unit asked for: "多少瓦时", "几寸", "几万公里", "how many watt-hours" (a
+        # question word, perhaps with a multiplier, right before the unit; the longer unit
+        # wins over a shorter one inside it, and "几万" of "几万公里" is no price).
+        asked = (
+            r"(?:多少|几|how many|how much)(?:十|百|千|万|十万|百万)?\s*(?:"
+            + "|".join(re.escape(f) for f in forms if len(f) >= 2 or not f.isascii())
+            + r")(?![a-z])"
+        )
         for attribute, categories in sorted(by_attribute.items()):
             sole = sorted(c for c in categories if owners[(unit, c)] == {attribute})
             if sole:
                 out.append((regex, _with_categories(f"{UNIT_VALUE_MARK}{attribute}", sole)))
+                if any(len(f) >= 2 or not f.isascii() for f in forms):
+                    # Weak, like "多少": any phrase naming the attribute (or a constraint
+                    # implying one) says more; it only outranks the shorter unit inside.
+                    out.append((asked, _with_categories(f"~{attribute}", sole)))
     return out
+
+
+def _value_phrases(
+    spec_values: Mapping[str, Mapping[str, frozenset[str]]],
+    norm: Callable[[str], str],
+    is_common: Callable[[str], bool],
+    known: set[str],
+) -> list[tuple[str, str]]:
+    """Weak cues from the catalog's own spec texts: "有雅川青吗" asks about colours because
+    雅川青 is a colour of a catalog product. ``spec_values``: text → attribute → categories
+    whose specs give it. A text the vocabulary already uses (充电盒, a constraint word), a
+    common word of either language (黑色, cable: a name is a cue, a word is not), or one
+    two attributes share within a category, is no cue."""
+    owners: dict[tuple[str, str], set[str]] = {}
+    for text, by_attribute in spec_values.items():
+        for attribute, categories in by_attribute.items():
+            for category in categories:
+                owners.setdefault((norm(text), category), set()).add(attribute)
+    out: list[tuple[str, str]] = []
+    for text, by_attribute in sorted(spec_values.items()):
+        phrase = norm(text)
+        if phrase in known or is_common(phrase):
+            continue
+        for attribute, categories in sorted(by_attribute.items()):
+            sole = sorted(c for c in categories if owners[(phrase, c)] == {attribute})
+            if sole:
+                # Weak: any other cue, even "多少", makes it a contest (abstention).
+                out.append((phrase, _with_categories(f"~{attribute}", sole)))
+    return out
+
+
+def _is_common(text: str, common: Mapping[str, int], english: Mapping[str, int]) -> bool:
+    if text.isascii():
+        return all(english.get(w, 0) >= _COMMON_FREQUENCY for w in re.findall(r"[a-z]+", text))
+    return common.get(text, 0) >= _COMMON_FREQUENCY
+
+
+#: As in spelling repair: a word this frequent in the general dictionaries is a word.
+_COMMON_FREQUENCY = 50
+
+
+def numbered_synonyms(names: Iterable[str], groups: Iterable[Sequence[str]]) -> list[str]:
+    """Chinese members of a name-synonym group one of whose Latin members a catalog name
+    follows with a model number ("iPhone 15"): 爱疯 stands for iphone, so 爱疯十六 is 爱疯16,
+    as 苹果十六 is 苹果16."""
+    numbered = {
+        match.group(1)
+        for name in names
+        for match in re.finditer(r"([a-z][a-z ]*?)\s*\d", str(name).lower())
+    }
+    return [
+        str(word)
+        for group in groups
+        if any(str(w).lower() in numbered for w in group)
+        for word in group
+        if _is_cjk(str(word))
+    ]
+
+
+def compound_unit_forms(unit_forms: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """``unit_forms`` with the spelt-out forms of compound units: a unit whose symbol is
+    two known symbols in a row (Wh = W + h, kWh = kW + h) is also written as their word
+    forms joined, as English and Chinese write them ("watt-hours", "watt hour", "瓦小时")."""
+    out = {unit: list(forms) for unit, forms in unit_forms.items()}
+    for unit in unit_forms:
+        for cut in range(1, len(unit)):
+            head, tail = unit[:cut], unit[cut:]
+            if head not in unit_forms or tail not in unit_forms:
+                continue
+            for first in unit_forms[head]:
+                for second in unit_forms[tail]:
+                    if _is_word(first) and _is_word(second):
+                        out[unit].extend((f"{first}-{second}", f"{first} {second}"))
+                    elif _is_cjk(first) and _is_cjk(second):
+                        out[unit].append(first + second)
+    return out
+
+
+def _is_word(form: str) -> bool:
+    return len(form) >= 3 and form.isascii() and form.isalpha()
+
+
+def _is_cjk(form: str) -> bool:
+    return bool(form) and all("\u3400" <= ch <= "\u9fff" for ch in form)
 
 
 def _raw_phrases(attributes_doc: Mapping[str, Any], lexicon_doc: Mapping[str, Any]) -> list[str]:

@@ -120,7 +120,11 @@ class TextNormaliser:
         if not in_model_context:
             return run
         value = parse_chinese_numeral(run)
-        return run if value is None else str(value)
+        if value is None:
+            return run
+        # 小米十四512G: two numbers, never one (14512).
+        glued = text[match.end() : match.end() + 1].isdigit()
+        return f"{value} " if glued else str(value)
 
 
 def _is_relative_generation(before: str, after: str) -> bool:

@@ -33,6 +33,9 @@ from rapidfuzz.distance import OSA
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _LATIN_WORD = re.compile(r"[a-z]+")
 _MIN_LATIN = 6
+#: Shorter product-name words (tesla, mate, pro) are repaired too, more cautiously.
+_MIN_NAME_LATIN = 3
+_MIN_SHORT_EDIT = 4
 _MAX_CJK = 6
 _READINGS_CACHE_LIMIT = 20_000
 #: A typed word this frequent in the general dictionary is a word, not a typo.
@@ -47,6 +50,7 @@ class SpellingCorrector:
         "_english",
         "_latin_targets",
         "_latin_words",
+        "_name_targets",
         "_readings",
     )
 
@@ -64,6 +68,7 @@ class SpellingCorrector:
         cjk: set[str] = set()
         latin: set[str] = set()
         names: set[str] = set()
+        name_latin: set[str] = set()
         for phrase in vocabulary:
             text = phrase.lower()
             cjk.update(r for r in _CJK_RUN.findall(text) if 2 <= len(r) <= _MAX_CJK)
@@ -72,6 +77,7 @@ class SpellingCorrector:
             text = phrase.lower()
             names.update(r for r in _CJK_RUN.findall(text) if 2 <= len(r) <= _MAX_CJK)
             latin.update(_LATIN_WORD.findall(text))
+            name_latin.update(_LATIN_WORD.findall(text))
         also_toneless = {
             r
             for phrase in toneless_words
@@ -99,11 +105,12 @@ class SpellingCorrector:
         self._by_first = {k: tuple(v) for k, v in by_first.items()}
         self._latin_words = frozenset(latin)
         self._latin_targets = tuple(sorted(w for w in latin if len(w) >= _MIN_LATIN))
+        self._name_targets = tuple(sorted(w for w in name_latin if len(w) >= _MIN_NAME_LATIN))
 
     def correct(self, text: str) -> str:
         if self._by_first:
             text = _CJK_RUN.sub(lambda m: self._correct_run(m.group(0)), text)
-        if self._latin_targets:
+        if self._latin_targets or self._name_targets:
             text = _LATIN_WORD.sub(lambda m: self._correct_latin(m.group(0)), text)
         return text
 
@@ -184,10 +191,12 @@ class SpellingCorrector:
         return 0 < differing <= (1 if len(word) < 4 else 2)
 
     def _correct_latin(self, word: str) -> str:
-        if len(word) < _MIN_LATIN or word in self._latin_words:
+        if word in self._latin_words:
             return word
         if self._english.get(word, 0) >= _COMMON_WORD_FREQUENCY:
             return word  # a real English word ("different"), not a misspelt "difference"
+        if len(word) < _MIN_LATIN:
+            return self._correct_short_name(word)
         limit = 2 if len(word) >= 8 else 1
         found = process.extract(
             word, self._latin_targets, scorer=OSA.distance, score_cutoff=limit, limit=3
@@ -198,3 +207,40 @@ class SpellingCorrector:
         best = min(OSA.distance(word, c) for c in close)
         nearest = [c for c in close if OSA.distance(word, c) == best]
         return nearest[0] if len(nearest) == 1 else word
+
+    def _correct_short_name(self, word: str) -> str:
+        """A short word next to a product-name word: two adjacent letters swapped (telsa,
+        mtae, por), or, from four letters and for a name word of five or more, one letter
+        dropped, added or changed (utra, wach; never "prob" for "pro"), with the same
+        first letter; only when exactly one name word fits."""
+        if len(word) < _MIN_NAME_LATIN:
+            return word
+        fits = {
+            target
+            for target in self._name_targets
+            if target[0] == word[0]
+            and target != word
+            and (
+                _swapped(word, target)
+                or (
+                    len(word) >= _MIN_SHORT_EDIT
+                    and len(target) > _MIN_SHORT_EDIT
+                    and OSA.distance(word, target) == 1
+                )
+            )
+            and abs(len(target) - len(word)) <= 1
+        }
+        return fits.pop() if len(fits) == 1 else word
+
+
+def _swapped(typed: str, meant: str) -> bool:
+    """Whether ``typed`` is ``meant`` with two adjacent letters swapped."""
+    if len(typed) != len(meant):
+        return False
+    diff = [i for i, (a, b) in enumerate(zip(typed, meant, strict=True)) if a != b]
+    return (
+        len(diff) == 2
+        and diff[1] == diff[0] + 1
+        and typed[diff[0]] == meant[diff[1]]
+        and typed[diff[1]] == meant[diff[0]]
+    )
