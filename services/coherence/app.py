@@ -132,24 +132,29 @@ def _consumer(
 
     async def consume() -> None:
         consumer = app.consumer
+        ack = consumer.ack
+        broker_delay = metrics.broker_delay.observe
+        processing = metrics.processing.observe
         while True:
             batch = (await handoff.queue.get()).messages
             received = time.time()
-            for message in batch:
-                if message.timestamp:
-                    metrics.broker_delay.observe(max(0.0, received - message.timestamp))
-            records = [RawRecord(m.topic, m.partition, m.offset, m.key, m.value) for m in batch]
+            records = []
+            for m in batch:
+                if m.timestamp:
+                    broker_delay(max(0.0, received - m.timestamp))
+                records.append(RawRecord(m.topic, m.partition, m.offset, m.key, m.value))
             audits = await apply(records)
             handled = time.time() - received
             for _ in audits:
-                metrics.processing.observe(handled)
-            for message, audit in zip(batch, audits, strict=True):
-                positions[message.partition] = message.offset + 1
+                processing(handled)
+            for m, _ in zip(batch, audits, strict=True):  # one audit row per record
+                positions[m.partition] = m.offset + 1
 
-                async def ack(message: Any = message) -> None:
-                    consumer.ack(message)
+            async def ack_all(batch: list[Any] = batch) -> None:
+                for message in batch:
+                    ack(message)
 
-                await audit_writer.submit(audit, ack)
+            await audit_writer.submit_many(audits, ack_all)
 
     return consume
 
