@@ -1,7 +1,7 @@
 """The faust application: the spec-update topic, applied in batches by one task.
 
 faust keeps the consumer group, assignment, seeks, commits and the app's lifecycle; its
-consumer hands each fetch over whole (``kafka_transport.drain_in_batches``) to one
+consumer hands each fetch over whole (``faust_transport.drain_in_batches``) to one
 applying task, instead of per record through an agent's stream.
 
 Acks are manual: faust's agents ack an event in a ``finally``, even one whose processing
