@@ -89,7 +89,7 @@ async def drain_in_batches(consumer: Any, fetcher: Any, handoff: BatchHandoff) -
     try:
         while not (consumer_stopped() or fetcher_stopped()):
             batch: list[Any] = []
-            async for tp, message in consumer.getmany(timeout=1.0):
+            for tp, message in await _fetched(consumer, wait_s=1.0):
                 last = read_offset[tp]
                 if last is not None and message.offset < last:
                     continue  # read before a seek back; faust drops these too
@@ -115,6 +115,39 @@ async def drain_in_batches(consumer: Any, fetcher: Any, handoff: BatchHandoff) -
         if consumer.transport.app.should_stop:
             return
         raise
+
+
+async def _fetched(consumer: Any, wait_s: float) -> list[tuple[Any, Any]]:
+    """The records of one fetch, as faust ``Message`` objects, partition by partition.
+
+    faust's ``Consumer.getmany`` minus its per-record work that nothing here reads: the
+    round-robin scheduler across partitions (the whole fetch is applied as one batch)
+    and a high-water read and monitor update per record (the partition watcher reads
+    the high-water marks once a second). Whenever the flow is paused, faust's own
+    ``getmany`` runs (it waits for the flow and seeks back to the committed offsets)."""
+    if not consumer.flow_active:
+        return [item async for item in consumer.getmany(timeout=wait_s)]
+    records, active = await consumer._wait_next_records(wait_s)
+    generation = consumer.app.consumer_generation_id  # read after the wait, as faust does
+    if records is None or consumer.should_stop:
+        return []
+    if not consumer.flow_active:
+        # Paused while fetching (a rebalance): what faust does, seek back to the
+        # committed offsets, so the fetched records are read again.
+        await consumer.perform_seek()
+        return []
+    out: list[tuple[Any, Any]] = []
+    app = consumer.app
+    buffered = consumer._buffered_partitions
+    to_message = consumer._to_message
+    for tp, batch in records.items():
+        if active is not None and tp not in active and tp not in buffered:
+            continue
+        for record in batch:
+            if app.consumer_generation_id != generation:
+                return out  # a rebalance began: faust cancels the rest of the fetch too
+            out.append((tp, to_message(tp, record)))
+    return out
 
 
 def tuned_app_class(control: FetchWaitControl, handoff: BatchHandoff) -> type[faust.App]:

@@ -39,6 +39,8 @@ class SpecStoreDirectory:
         self._lock = asyncio.Lock()
 
     async def _refresh(self, *, force: bool) -> None:
+        if not force and time.monotonic() - self._loaded_at < self._refresh_s:
+            return  # fresh: the common case, on every event, needs no lock
         async with self._lock:
             age = time.monotonic() - self._loaded_at
             # An unknown id forces a refresh, but at most once a second.

@@ -193,6 +193,7 @@ class RedisTagStore:
         self._fill: AsyncScript = client.register_script(script_source("fill"))
         self._snapshot: AsyncScript = client.register_script(script_source("snapshot"))
         self._bump: AsyncScript = client.register_script(script_source("bump"))
+        self._bump_batch: AsyncScript = client.register_script(script_source("bump_batch"))
         self._applied: AsyncScript = client.register_script(script_source("applied"))
         self._verify: AsyncScript = client.register_script(script_source("verify"))
 
@@ -372,22 +373,25 @@ class RedisTagStore:
         guarded = self.replica is not None
         if guarded:
             self._require_verified([b.position for b in bumps if b.position] + list(handled))
-        calls = [self._bump_call(b) for b in bumps]
         last = _highest_per_partition(handled) if guarded else []
-
-        scripted: list[tuple[AsyncScript, list[str], list[Any]]] = [
-            (self._bump, keys, args) for keys, args in calls
-        ]
-        if last and self.replica is not None:
-            args: list[Any] = []
-            for position in last:
-                args += [position.field, position.offset, self._held[position.field]]
-            scripted.append((self._applied, [self.replica.record], args))
 
         async def run() -> list[Any]:
             if isinstance(self._client, RedisCluster):  # unguarded: bumps only
-                return await self._run_scripts(self._bump, calls)
-            return await self._evalsha_pipeline(self._client, scripted)
+                return await self._run_scripts(self._bump, [self._bump_call(b) for b in bumps])
+            # One script call for all the bumps (a single node holds every product's keys),
+            # then the highest handled offsets: one round trip, two commands.
+            scripted: list[tuple[AsyncScript, list[str], list[Any]]] = []
+            if bumps:
+                scripted.append((self._bump_batch, *self._bump_batch_call(bumps)))
+            if last and self.replica is not None:
+                args: list[Any] = []
+                for position in last:
+                    args += [position.field, position.offset, self._held[position.field]]
+                scripted.append((self._applied, [self.replica.record], args))
+            if not scripted:
+                return []
+            replies = await self._evalsha_pipeline(self._client, scripted)
+            return [*replies[0], *replies[1:]] if bumps else replies
 
         raw = await self._call("bump pipeline", run)
         behind: dict[str, int] = {}
@@ -415,6 +419,23 @@ class RedisTagStore:
             where = [position.field, position.offset, self._held[position.field]]
         args = [self._dedupe_ttl_ms, self._generations_ttl_ms, request.spec_version, *where]
         return keys, [*args, *bump.fields]
+
+    def _bump_batch_call(self, requests: Sequence[BumpRequest]) -> tuple[list[str], list[Any]]:
+        """bump_batch.lua's keys and arguments: each request as ``_bump_call`` puts it."""
+        guarded = self.replica is not None
+        keys: list[str] = [self.replica.record if self.replica is not None else ""]
+        args: list[Any] = [self._dedupe_ttl_ms, self._generations_ttl_ms, "1" if guarded else "0"]
+        for request in requests:
+            bump, position = request.bump, request.position
+            keys += [
+                self.keys.generations(bump.product),
+                self.keys.seen_event(bump.product, request.dedupe_key),
+            ]
+            where: list[Any] = ["", 0, 0]
+            if guarded and position is not None:
+                where = [position.field, position.offset, self._held[position.field]]
+            args += [request.spec_version, *where, len(bump.fields), *bump.fields]
+        return keys, args
 
     def _require_verified(self, positions: Sequence[LogPosition]) -> None:
         unverified = {p.field: -1 for p in positions if p.field not in self._held}

@@ -1,7 +1,7 @@
 """The faust application: the spec-update topic, applied in batches by one task.
 
 faust keeps the consumer group, assignment, seeks, commits and the app's lifecycle; its
-consumer hands each fetch over whole (``kafka_transport.drain_in_batches``) to one
+consumer hands each fetch over whole (``faust_transport.drain_in_batches``) to one
 applying task, instead of per record through an agent's stream.
 
 Acks are manual: faust's agents ack an event in a ``finally``, even one whose processing
@@ -132,24 +132,29 @@ def _consumer(
 
     async def consume() -> None:
         consumer = app.consumer
+        ack = consumer.ack
+        broker_delay = metrics.broker_delay.observe
+        processing = metrics.processing.observe
         while True:
             batch = (await handoff.queue.get()).messages
             received = time.time()
-            for message in batch:
-                if message.timestamp:
-                    metrics.broker_delay.observe(max(0.0, received - message.timestamp))
-            records = [RawRecord(m.topic, m.partition, m.offset, m.key, m.value) for m in batch]
+            records = []
+            for m in batch:
+                if m.timestamp:
+                    broker_delay(max(0.0, received - m.timestamp))
+                records.append(RawRecord(m.topic, m.partition, m.offset, m.key, m.value))
             audits = await apply(records)
             handled = time.time() - received
             for _ in audits:
-                metrics.processing.observe(handled)
-            for message, audit in zip(batch, audits, strict=True):
-                positions[message.partition] = message.offset + 1
+                processing(handled)
+            for m, _ in zip(batch, audits, strict=True):  # one audit row per record
+                positions[m.partition] = m.offset + 1
 
-                async def ack(message: Any = message) -> None:
-                    consumer.ack(message)
+            async def ack_all(batch: list[Any] = batch) -> None:
+                for message in batch:
+                    ack(message)
 
-                await audit_writer.submit(audit, ack)
+            await audit_writer.submit_many(audits, ack_all)
 
     return consume
 

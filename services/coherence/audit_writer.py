@@ -29,32 +29,53 @@ class AuditWriter:
     flush_s: float = 0.02
     max_pending: int = 5000
     backoff: Backoff = field(default_factory=Backoff)
-    _queue: asyncio.Queue[tuple[AuditRecord, AckCallback]] = field(init=False)
-    _slots: asyncio.Semaphore = field(init=False)
+    #: Rows of one fetched batch each, with the callback that acks them all.
+    _queue: asyncio.Queue[tuple[list[AuditRecord], AckCallback]] = field(init=False)
+    _pending: int = field(init=False, default=0)
+    _room: asyncio.Event = field(init=False)
 
     def __post_init__(self) -> None:
         self._queue = asyncio.Queue()
-        self._slots = asyncio.Semaphore(self.max_pending)
+        self._room = asyncio.Event()
+        self._room.set()
 
     async def submit(self, record: AuditRecord, on_durable: AckCallback) -> None:
         """Queue a row; waits when too many rows are pending (backpressure)."""
-        await self._slots.acquire()
-        self.metrics.audit_pending.inc()
-        await self._queue.put((record, on_durable))
+        await self.submit_many([record], on_durable)
+
+    async def submit_many(self, records: list[AuditRecord], on_durable: AckCallback) -> None:
+        """Queue the rows of one batch, acked together once all are committed; waits
+        while ``max_pending`` rows or more are pending (backpressure)."""
+        if not records:
+            await on_durable()
+            return
+        while self._pending >= self.max_pending:
+            self._room.clear()
+            await self._room.wait()
+        self._pending += len(records)
+        self.metrics.audit_pending.inc(len(records))
+        self._queue.put_nowait((records, on_durable))
 
     async def run(self) -> None:
-        """Write batches forever (a faust task)."""
+        """Write batches forever (a faust task): whatever is queued, up to ``batch_size``
+        rows, after waiting at most ``flush_s`` for more once the first batch is in."""
+        loop = asyncio.get_running_loop()
         while True:
             batch = [await self._queue.get()]
-            deadline = asyncio.get_running_loop().time() + self.flush_s
-            while len(batch) < self.batch_size:
-                timeout = deadline - asyncio.get_running_loop().time()
-                if timeout <= 0:
-                    break
-                try:
-                    batch.append(await asyncio.wait_for(self._queue.get(), timeout))
-                except TimeoutError:
-                    break
+            rows = len(batch[0][0])
+            deadline = loop.time() + self.flush_s
+            while rows < self.batch_size:
+                if self._queue.empty():
+                    timeout = deadline - loop.time()
+                    if timeout <= 0:
+                        break
+                    try:
+                        batch.append(await asyncio.wait_for(self._queue.get(), timeout))
+                    except TimeoutError:
+                        break
+                else:
+                    batch.append(self._queue.get_nowait())
+                rows += len(batch[-1][0])
             await self._write(batch)
 
     async def drain(self) -> None:
@@ -82,8 +103,8 @@ class AuditWriter:
                     )
                     self.metrics.audit_rows_dropped.inc()
 
-    async def _write(self, batch: list[tuple[AuditRecord, AckCallback]]) -> None:
-        records = [r for r, _ in batch]
+    async def _write(self, batch: list[tuple[list[AuditRecord], AckCallback]]) -> None:
+        records = [r for rows, _ in batch for r in rows]
 
         def count(_exc: TransientError) -> None:
             self.metrics.retries.labels("database").inc()
@@ -95,7 +116,9 @@ class AuditWriter:
                 await asyncio.to_thread(self._write_one_by_one, records)
 
         await retry_forever("audit write", write, self.backoff, count)
-        for _, on_durable in batch:
+        for rows, on_durable in batch:
             await on_durable()
-            self._slots.release()
-            self.metrics.audit_pending.dec()
+            self._pending -= len(rows)
+            self.metrics.audit_pending.dec(len(rows))
+        if self._pending < self.max_pending:
+            self._room.set()

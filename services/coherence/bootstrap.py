@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +68,9 @@ class CoherenceWorker:
 
     def run(self) -> None:
         """Run until stopped (blocks). Starts the metrics server first."""
+        # A fetched batch lands on faust's consumer thread; with the default 5 ms switch
+        # interval it can wait that long for the GIL while the applying loop is busy.
+        sys.setswitchinterval(self.settings.switch_interval_ms / 1000)
         if self.settings.metrics_port:
             start_http_server(
                 self.settings.metrics_port,

@@ -22,6 +22,7 @@ from services.adapters.redis_tag_store import BumpRequest, LogPosition
 from services.adapters.sql.audit import AuditRecord
 from services.coherence.metrics import CoherenceMetrics
 from services.coherence.retry import Backoff, retry_forever
+from services.core.catalog import STORE_PRODUCT_ID
 from services.core.errors import InvalidEvent, InvalidReason, ReplicaBehind, TransientError
 from services.core.events import ProductSpecUpdated, SchemaValidator, digest_of, parse_event
 from services.core.mapping import InvalidationPlan, MappingSet, ProductBump, plan_invalidation
@@ -225,7 +226,11 @@ class CoherenceHandler:
         variants = await self._retry(
             "spec store", lambda: self.directory.variants(event.product_id)
         )
-        products = await self._retry("spec store", self.directory.product_ids)
+        # The fan-out set matters only to a store-wide event (a copy of every id, not
+        # made for each product event).
+        products: Collection[str] = ()
+        if event.product_id == STORE_PRODUCT_ID:
+            products = await self._retry("spec store", self.directory.product_ids)
         try:
             return plan_invalidation(event, self.mappings, variants=variants, all_products=products)
         except InvalidEvent:

@@ -43,6 +43,13 @@ class CoherenceSettings(CommonSettings):
     fetch_max_wait_cap_ms: int = Field(
         1000, ge=1, description="Upper bound when a starving partition raises the fetch wait."
     )
+    switch_interval_ms: float = Field(
+        1.0,
+        gt=0,
+        le=5,
+        description="The interpreter's thread switch interval (Python's default is 5): faust's "
+        "consumer thread waits up to this long for the GIL while the applying loop runs.",
+    )
     rebalance_timeout_s: float = Field(10.0, gt=0, description="Consumer-group rebalance bound.")
     session_timeout_s: float = Field(
         10.0, gt=0, description="A silent worker loses its partitions after this."

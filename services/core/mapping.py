@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from types import MappingProxyType
 
 from services.core.catalog import STORE_PRODUCT_ID
@@ -112,6 +113,16 @@ def _tags_for_field(
     return tags
 
 
+@lru_cache(maxsize=65_536)
+def _fields_for(product: str, path: str, rule: FieldRule, variant_known: bool) -> tuple[str, ...]:
+    """The generation fields a changed path bumps (pure, so memoized: the same products
+    and paths recur on every event). ``variant_known``: the path's variant is one of the
+    product's known constraint values, the only thing the spec store decides here."""
+    _, variant = _split_path(path)
+    known = (variant,) if variant_known and variant is not None else ()
+    return tuple(t.field for t in _tags_for_field(product, path, rule, known))
+
+
 def plan_invalidation(
     event: ProductSpecUpdated,
     mappings: MappingSet,
@@ -134,8 +145,9 @@ def plan_invalidation(
         if rule is None:
             unknown.append(path)
             continue
-        tags = _tags_for_field(event.product_id, path, rule, variants.get(attribute, ()))
-        fields.update(t.field for t in tags)
+        _, variant = _split_path(path)
+        known = variant is not None and variant in variants.get(attribute, ())
+        fields.update(_fields_for(event.product_id, path, rule, known))
     if unknown:
         if mappings.unknown_field is UnknownFieldRule.REJECT:
             raise InvalidEvent(

@@ -70,3 +70,37 @@ local function record_applied(record_key, tp, offset)
     redis.call('HINCRBY', record_key, '_seq', new - old)
   end
 end
+
+-- One event's bump (bump.lua, and each bump of bump_batch.lua): with ``record_key`` and a
+-- ``tp``, refused ({-1, held}) when the record lost writes; {0} for an already-applied
+-- event (dedupe marker ``seen_key``), else {1, new generation per field}.
+local function apply_bump(gens_key, seen_key, record_key, dedupe_ms, keep_ms, spec_version,
+                          tp, offset, held, fields)
+  local guarded = record_key ~= nil and tp ~= ''
+  if guarded and not replica_intact(record_key, tp, held) then
+    return {-1, redis.call('HGET', record_key, tp) or '-1'}
+  end
+  if dedupe_ms ~= '0' then
+    if not redis.call('SET', seen_key, '1', 'NX', 'PX', dedupe_ms) then
+      if guarded then record_applied(record_key, tp, offset) end
+      return {0}
+    end
+  end
+  local out = {1}
+  local fresh = nil
+  for i = 1, #fields do
+    if redis.call('HEXISTS', gens_key, fields[i]) == 0 then
+      fresh = fresh or fresh_generation()
+      redis.call('HSET', gens_key, fields[i], fresh)
+    end
+    out[#out + 1] = redis.call('HINCRBY', gens_key, fields[i], 1)
+  end
+  -- Highest spec version applied so far (read by the consistency checker).
+  local applied = tonumber(redis.call('HGET', gens_key, '_spec_version') or '-1')
+  if tonumber(spec_version) > applied then
+    redis.call('HSET', gens_key, '_spec_version', spec_version)
+  end
+  if keep_ms ~= '0' then redis.call('PEXPIRE', gens_key, keep_ms) end
+  if guarded then record_applied(record_key, tp, offset) end
+  return out
+end

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -35,6 +35,15 @@ class AuditRecord:
     #: CloudEvents ``source``; with ``event_id`` the event's identity ("" for a record
     #: without a usable envelope, whose id is then ``dlq:<topic>:<partition>:<offset>``).
     event_source: str = ""
+
+
+_COLUMNS = tuple(f.name for f in fields(AuditRecord))
+
+
+def _row(record: AuditRecord) -> dict[str, Any]:
+    """A record's insert parameters: a shallow copy (``asdict`` deep-copies every list,
+    a cost per audited event the insert does not need)."""
+    return {name: getattr(record, name) for name in _COLUMNS}
 
 
 #: The audit columns are BIGINT; anything outside is kept as NULL rather than refused.
@@ -82,7 +91,7 @@ class AuditLog:
             return
         try:
             with self._engine.begin() as conn:
-                conn.execute(self._insert(), [asdict(r) for r in records])
+                conn.execute(self._insert(), [_row(r) for r in records])
         except (OperationalError, InterfaceError) as exc:
             raise DatabaseUnavailable(f"audit insert failed: {exc.__class__.__name__}") from exc
         except SQLAlchemyError as exc:

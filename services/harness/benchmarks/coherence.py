@@ -135,10 +135,15 @@ async def _fill(
 
 
 def _publish(
-    events: list[ProductSpecUpdated], rate: float, bootstrap: str, progress: Progress, phase: str
+    events: list[ProductSpecUpdated],
+    rate: float,
+    bootstrap: str,
+    progress: Progress,
+    phase: str,
+    topic: str,
 ) -> float:
     task = progress.add_task(f"{phase}: publishing at {rate:.0f}/s", total=len(events))
-    with SpecUpdatePublisher(bootstrap, topic=TOPIC) as publisher:
+    with SpecUpdatePublisher(bootstrap, topic=topic) as publisher:
         producer = publisher._producer
         started = time.perf_counter()
         futures = []
@@ -153,7 +158,7 @@ def _publish(
                 source="bench",
                 event_id=template.event_id,
             )  # the lag clock starts now, right before send
-            futures.append(producer.send(TOPIC, key=event.kafka_key, value=event.to_bytes()))
+            futures.append(producer.send(topic, key=event.kafka_key, value=event.to_bytes()))
             if n % 200 == 0:
                 progress.update(task, completed=n)
         for f in futures:
@@ -244,9 +249,17 @@ def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 2)
 
 
-def _start_worker_group(bootstrap: str, group: str) -> None:
+def _phase_topic(rig: _Rig, index: int) -> str:
+    """A fresh topic per phase: Tansu's fetches slow as a partition's batches pile up,
+    so phases sharing one topic would favour whichever ran first."""
+    topic = f"{TOPIC}-{index}"
+    ensure_topics(rig.bootstrap, [(topic, PARTITIONS), (topic + ".dlq", PARTITIONS)])
+    return topic
+
+
+def _start_worker_group(bootstrap: str, group: str, topic: str) -> None:
     """Commit the end of every partition for a new consumer group, so a worker phase
-    applies only the events published for it (the topic also holds earlier phases')."""
+    applies only the events published for it."""
 
     async def commit_end() -> None:
         consumer = AIOKafkaConsumer(
@@ -254,7 +267,7 @@ def _start_worker_group(bootstrap: str, group: str) -> None:
         )
         await consumer.start()
         try:
-            assigned = [TopicPartition(TOPIC, p) for p in range(PARTITIONS)]
+            assigned = [TopicPartition(topic, p) for p in range(PARTITIONS)]
             consumer.assign(assigned)
             await consumer.seek_to_end(*assigned)
             await consumer.commit({tp: await consumer.position(tp) for tp in assigned})
@@ -300,12 +313,13 @@ def _worker_phase(rig: _Rig, name: str, index: int, source_tree: Path | None) ->
     repair), ready before publishing; CPU is the worker process's from ready to the last
     event audited."""
     group = f"bench-{rig.prefix}-{index}"
-    _start_worker_group(rig.bootstrap, group)
+    topic = _phase_topic(rig, index)
+    _start_worker_group(rig.bootstrap, group, topic)
     worker = WorkerProcess(
         {
             "CACHECOH_KAFKA_BOOTSTRAP": rig.bootstrap,
-            "CACHECOH_TOPIC": TOPIC,
-            "CACHECOH_DLQ_TOPIC": TOPIC + ".dlq",
+            "CACHECOH_TOPIC": topic,
+            "CACHECOH_DLQ_TOPIC": topic + ".dlq",
             "CACHECOH_TOPIC_PARTITIONS": str(PARTITIONS),
             "CACHECOH_CONSUMER_GROUP": group,
             "CACHECOH_REDIS_URL": rig.redis_url,
@@ -325,7 +339,7 @@ def _worker_phase(rig: _Rig, name: str, index: int, source_tree: Path | None) ->
         time.sleep(1.0)  # let the first replica check and fetches settle
         events = _events(rig.config.events, rig.rng)
         cpu_started = _cpu_seconds(worker.pid)
-        publish_s = _publish(events, rig.config.rate, rig.bootstrap, rig.progress, name)
+        publish_s = _publish(events, rig.config.rate, rig.bootstrap, rig.progress, name, topic)
         audit = AuditLog(make_engine(rig.db_url))
         wanted = [e.event_id for e in events]
         waiting = rig.progress.add_task(f"{name}: waiting for the audit", total=len(wanted))
@@ -369,6 +383,7 @@ def _worker_phase(rig: _Rig, name: str, index: int, source_tree: Path | None) ->
 def _floor_phase(rig: _Rig, index: int) -> dict[str, Any]:
     """The broker's floor: ``broker_floor`` as a child process, same topic and producer."""
     out = rig.workdir / f"floor-{index}.json"
+    topic = _phase_topic(rig, index)
     child = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
         [
             sys.executable,
@@ -377,7 +392,7 @@ def _floor_phase(rig: _Rig, index: int) -> dict[str, Any]:
             "--bootstrap",
             rig.bootstrap,
             "--topic",
-            TOPIC,
+            topic,
             "--partitions",
             str(PARTITIONS),
             "--redis-url",
@@ -398,7 +413,7 @@ def _floor_phase(rig: _Rig, index: int) -> dict[str, Any]:
         if child.stdout.readline().strip() != b"ready":
             raise RuntimeError(f"the floor consumer did not start (exit {child.wait()})")
         events = _events(rig.config.events, rig.rng)
-        publish_s = _publish(events, rig.config.rate, rig.bootstrap, rig.progress, "floor")
+        publish_s = _publish(events, rig.config.rate, rig.bootstrap, rig.progress, "floor", topic)
         child.wait(timeout=150)
     finally:
         if child.poll() is None:
@@ -460,7 +475,6 @@ def run_coherence_bench(
     bootstrap = config.kafka_bootstrap or (broker.bootstrap if broker else "")
     load_before = os.getloadavg()
     try:
-        ensure_topics(bootstrap, [(TOPIC, PARTITIONS), (TOPIC + ".dlq", PARTITIONS)])
         with Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -487,8 +501,8 @@ def run_coherence_bench(
                 kinds: list[tuple[str, Path | None]] = [("worker", None)]
                 if config.baseline_tree is not None:
                     kinds.insert(0, ("baseline", config.baseline_tree))
-                # The topic grows, and Tansu's fetches slow with it: every other round runs
-                # in reverse order, so no kind always gets the smaller topic.
+                # Every phase has a fresh topic; every other round also runs in reverse
+                # order, so no kind always runs first after a broker's warm-up.
                 for round_number in range(config.rounds):
                     order: list[tuple[str, Path | None]] = [*kinds, ("floor", None)]
                     for name, tree in order if round_number % 2 == 0 else order[::-1]:

@@ -1,0 +1,99 @@
+"""The batched audit writer: a fetched batch's rows are acked together, only once they
+are committed, and submitting waits while too many rows are pending."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from services.adapters.sql.audit import AuditLog, AuditRecord
+from services.adapters.sql.engine import make_engine, upgrade
+from services.coherence.audit_writer import AuditWriter
+from services.coherence.metrics import CoherenceMetrics
+
+
+def _record(offset: int) -> AuditRecord:
+    now = datetime.now(UTC)
+    return AuditRecord(
+        event_id=f"e-{offset}",
+        event_source="test",
+        product_id="iphone_15",
+        spec_version=offset,
+        tenant=None,
+        changed_fields=["weight"],
+        tags=["iphone_15/s:weight"],
+        outcome="applied",
+        reason=None,
+        topic="t",
+        partition=0,
+        offset=offset,
+        event_time=now,
+        applied_at=now,
+        lag_ms=1.0,
+        worker="w",
+    )
+
+
+def _audit(tmp_path: Path) -> AuditLog:
+    url = f"sqlite:///{tmp_path / 'audit.db'}"
+    upgrade(url)
+    return AuditLog(make_engine(url))
+
+
+def test_a_batch_is_acked_once_all_its_rows_are_committed(tmp_path: Path) -> None:
+    audit = _audit(tmp_path)
+    writer = AuditWriter(audit, CoherenceMetrics.create(), flush_s=0.01)
+    acked: list[tuple[int, set[str]]] = []
+
+    async def run() -> None:
+        both = asyncio.Event()
+
+        def on_durable(n: int) -> Callable[[], Awaitable[None]]:
+            async def ack() -> None:
+                acked.append((n, audit.applied_event_ids()))
+                if len(acked) == 2:
+                    both.set()
+
+            return ack
+
+        task = asyncio.create_task(writer.run())
+        await writer.submit_many([_record(1), _record(2)], on_durable(1))
+        await writer.submit(_record(3), on_durable(2))
+        await both.wait()
+        task.cancel()
+
+    asyncio.run(run())
+    assert [n for n, _ in acked] == [1, 2]
+    # Each ack ran only after every row of its batch was committed.
+    assert {"e-1", "e-2"} <= acked[0][1]
+    assert "e-3" in acked[1][1]
+
+
+def test_submitting_waits_while_too_many_rows_are_pending(tmp_path: Path) -> None:
+    audit = _audit(tmp_path)
+    writer = AuditWriter(audit, CoherenceMetrics.create(), max_pending=2, flush_s=0.01)
+    order: list[str] = []
+
+    async def run() -> None:
+        both = asyncio.Event()
+
+        async def ack() -> None:
+            order.append("acked")
+            if order.count("acked") == 2:
+                both.set()
+
+        await writer.submit_many([_record(1), _record(2)], ack)
+        blocked = asyncio.create_task(writer.submit(_record(3), ack))
+        await asyncio.sleep(0.05)
+        order.append("still waiting" if not blocked.done() else "not blocked")
+        task = asyncio.create_task(writer.run())
+        await blocked
+        order.append("submitted")
+        await both.wait()
+        task.cancel()
+
+    asyncio.run(run())
+    assert order[:3] == ["still waiting", "acked", "submitted"]
+    assert audit.applied_event_ids() == {"e-1", "e-2", "e-3"}
