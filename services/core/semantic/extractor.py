@@ -271,6 +271,8 @@ class SemanticExtractor:
                 continue  # the 've of "I've", the 're of "you're"
             if word in self._chat_words:
                 continue
+            if word.endswith("n") and masked.startswith("'t", match.end()):
+                continue  # the "didn" of "didn't": a negated auxiliary
             if word not in self._known_words and word not in self._english:
                 return word
         return None

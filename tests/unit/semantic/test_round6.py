@@ -165,3 +165,33 @@ def test_launch_question_without_a_catalog_product_stays_predict(
 ) -> None:
     decision = extractor.decide(text)
     assert isinstance(decision, Bypass) and decision.intent in {"predict", "unknown_product"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I haven't opened the box, can I return it?",
+        "I haven’t opened the box, can I return it?",  # typographic apostrophe
+        "I didn't open the box, can I return it?",
+        "没有拆封的能退吗",
+        "不拆封能退吗",
+    ],
+)
+def test_a_negated_value_means_its_complement_by_name(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    # attributes.json lists "opened" and "unopened": "not opened" is "unopened".
+    decision = extractor.decide(text)
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.attribute == "return_policy"
+    assert dict(decision.constraints) == {"item_state": "unopened"}
+
+
+@pytest.mark.parametrize(
+    "text", ["iPhone 15 不用无线充电 功率多少", "iPhone 15 charging power, not wireless"]
+)
+def test_a_negated_value_without_a_named_complement_stays_unread(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    # wired / wireless are not each other's negation by name: no guess.
+    assert not isinstance(extractor.decide(text), Fingerprint)
