@@ -247,3 +247,11 @@ def test_packaging_words_hint_at_an_item_state_no_rule_reads(
     # The return policy differs for opened and unopened items: a question about the
     # packaging names one of them, so the summary class would be a wrong answer.
     assert not isinstance(extractor.decide(text), Fingerprint)
+
+
+@pytest.mark.parametrize("text", ["我前天下的订单什么时候发货", "我上周下的单能退吗"])
+def test_an_order_placed_at_a_past_time_is_personal(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass) and decision.intent == "personal", decision
