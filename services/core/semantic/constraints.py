@@ -12,7 +12,7 @@ unconstrained answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +49,7 @@ _CLAUSE_MARKS = (",", "，", ".", "。", "?", "？", "!", "！", ";", "；")
 
 class ConstraintResolver:
     __slots__ = (
+        "_complements",
         "_foreign",
         "_heads",
         "_hints",
@@ -67,6 +68,11 @@ class ConstraintResolver:
             by_key.setdefault(key, []).append((pattern, key))
         self._hints = {key: PhraseSet((), patterns) for key, patterns in by_key.items()}
         self._specs = lexicon.attributes
+        self._complements = _complements(
+            (key, values)
+            for spec in lexicon.attributes.values()
+            for key, values in spec.constraint_values.items()
+        )
         self._store_variants = lexicon.store_variants
         self._heads = _value_heads(lexicon.constraint_phrases)
         self._known_fragments = _fragments(lexicon.all_phrases())
@@ -120,8 +126,13 @@ class ConstraintResolver:
             if stated:
                 (value,) = stated  # conflicting values were a bypass already
                 if self._negated(key, reading, text, boundaries):
-                    # "without a cable": the value named is the one *not* meant.
-                    return ConstraintChoice((), f"{key} is negated")
+                    # "haven't opened it": a value whose complement the data names by a
+                    # negating prefix (opened / unopened) means that complement; any other
+                    # negated value ("without a cable") leaves the one meant unknown.
+                    complement = self._complements.get((key, value))
+                    if complement is None or complement not in offered:
+                        return ConstraintChoice((), f"{key} is negated")
+                    value = complement
                 if value not in offered:
                     return ConstraintChoice((), f"{key}={value} is not offered for this product")
                 chosen.append((key, value))
@@ -270,3 +281,24 @@ def _fragments(phrases: Sequence[str]) -> frozenset[str]:
             for j in range(i + 2, min(len(phrase), i + _MAX_WORD) + 1):
                 out.add(phrase[i:j])
     return frozenset(out)
+
+
+#: Prefixes that negate a value's name ("unopened" is "not opened").
+_NEGATING_PREFIXES = ("un", "non_", "non", "not_", "no_")
+
+
+def _complements(
+    keyed_values: Iterable[tuple[str, Iterable[str]]],
+) -> dict[tuple[str, str], str]:
+    """(key, value) → the value that is its negation by name: from the item_state values
+    "opened" and "unopened", ("item_state", "opened") → "unopened"."""
+    out: dict[tuple[str, str], str] = {}
+    for key, values in keyed_values:
+        names = set(values)
+        for value in names:
+            for prefix in _NEGATING_PREFIXES:
+                base = value[len(prefix) :]
+                if value.startswith(prefix) and base in names:
+                    out[(key, base)] = value
+                    break
+    return out

@@ -131,6 +131,11 @@ class SemanticExtractor:
         ]
         self._segmenter.add_words(w for w in user_words if not w.isascii())
         self._english = english_words or {}
+        # Chat abbreviations and courtesy words (pls, thx) say nothing about the question:
+        # never "a word not understood".
+        self._chat_words = frozenset(
+            str(w).lower() for w in lexicon_doc.get("chat_words", ()) if str(w).isascii()
+        )
         self._known_words = frozenset(
             w
             for phrase in (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
@@ -264,6 +269,10 @@ class SemanticExtractor:
             word = match.group()
             if word in _CONTRACTION_TAILS and masked[match.start() - 1 : match.start()] in "'’":
                 continue  # the 've of "I've", the 're of "you're"
+            if word in self._chat_words:
+                continue
+            if word.endswith("n") and masked.startswith("'t", match.end()):
+                continue  # the "didn" of "didn't": a negated auxiliary
             if word not in self._known_words and word not in self._english:
                 return word
         return None

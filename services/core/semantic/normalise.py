@@ -70,6 +70,9 @@ def parse_chinese_numeral(run: str) -> int | None:
     return total + pending
 
 
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+
 class TextNormaliser:
     """Normalises questions; built once from the vocabulary and the series words."""
 
@@ -92,7 +95,8 @@ class TextNormaliser:
         )
 
     def normalise(self, text: str) -> str:
-        out = unicodedata.normalize("NFKC", text).lower()
+        # Typographic apostrophes are the ASCII one ("haven’t" is "haven't"), length kept.
+        out = unicodedata.normalize("NFKC", text).lower().translate(_APOSTROPHES)
         if self._spelling is not None:
             out = self._spelling.correct(out)
         if _CN_NUMERAL_RUN.search(out):

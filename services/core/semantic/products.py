@@ -283,6 +283,11 @@ class ProductMatcher:
             and (word := next(iter(words))) in catalog_variants
             and letter not in suffix_words
         }
+        # A letter that is a variant word of its own ("15e", "s24 fe") never abbreviates.
+        self._suffix_letters = frozenset(w for w in suffix_words if len(w) == 1)
+        self._variant_words = frozenset(
+            {*suffix_words, *catalog_variants, *self._adjective_suffixes}
+        )
         self._nicknames = sorted(
             (
                 (key_of(nickname), tuple(key_of(a) for a in alternatives))
@@ -326,7 +331,41 @@ class ProductMatcher:
             and not _glued_number(tokens, end + 1)
         ):
             return end + 1, self._exact([*name, self._variant_letters[nxt.text]])
+        if (
+            tokens[end - 1].is_number
+            and nxt.attached
+            and nxt.is_latin
+            and len(nxt.text) == 1
+            and nxt.text not in self._suffix_letters
+            and not _glued_number(tokens, end + 1)
+            # "15p max": a letter with another variant word after it is not one variant
+            and not (end + 1 < len(tokens) and tokens[end + 1].text in self._variant_words)
+            and (word := self._series_variant(name, nxt.text)) is not None
+        ):
+            return end + 1, self._exact([*name, word])
         return None
+
+    def _series_variant(self, name: Sequence[str], letter: str) -> str | None:
+        """The one variant word starting with ``letter`` that the catalog lists right after
+        this series' name ("15p": the iPhone 15 has a Pro and no Plus, so P is Pro); None
+        when the series has none or several (then the letter stays unread)."""
+        node: TokenTrie | frozenset[str] = self._alias_trie
+        for token in name:
+            assert isinstance(node, dict)
+            child = node.get(token)
+            if child is None:
+                return None
+            node = child
+        assert isinstance(node, dict)
+        words = [
+            w
+            for w in node
+            if w != _END and len(w) >= 3 and w.isascii() and w.isalpha() and w[0] == letter
+        ]
+        # A glued compound ("promax" beside "pro") is two words, abbreviated by two letters
+        # ("pm"); one letter abbreviates the single word.
+        words = [w for w in words if not any(o != w and w.startswith(o) for o in words)]
+        return words[0] if len(words) == 1 else None
 
     def _tail_after_brand(
         self, tokens: Sequence[Token], brand: str, end: int

@@ -38,7 +38,7 @@ def test_unlisted_forms_of_catalog_names(
     "question",
     [
         "iPhone 16超大杯多重",  # there is no iPhone 16 Pro Max in the catalog
-        "苹果15P多少钱",  # P is Pro or Plus: two readings compete
+        "苹果15P Max多少钱",  # a letter with another variant word after it
         "华为60 RS电池多大",
         "小米15多少钱",
         "华为耳机3多少钱",  # FreeBuds 3 is not the FreeBuds Pro 3: a variant word was dropped

@@ -73,7 +73,7 @@ def test_possession_words_alone_do_not_bypass_a_plain_spec_question(
     "text",
     [
         # Built like a method value (…充 / … charging) but none of the vocabulary's.
-        "iPhone 15磁吸充电功率",
+        "iPhone 15座充充电功率",  # (磁吸 is wireless for a phone since round 6)
         "iPhone 15 turbo charging power",
         # Built like a trim (…版).
         "Model Y 舒适版多少钱",
