@@ -337,6 +337,7 @@ class SemanticExtractor:
                 for h in reading.hits
             ],
         )
+        attribute_hits = _without_value_nouns(attribute_hits, reading.hits, masked)
         choice = self._attributes.resolve(attribute_hits, category, reading.values)
         if choice.attribute is None:
             return NoFingerprint(choice.reason), False
@@ -473,6 +474,41 @@ def _not_starting_inside(
             s < h.start < e < h.end and parse_label(h.label).name != topic for s, e, topic in spans
         )
     ]
+
+
+#: What may stand between a stated value and the noun of its key ("256G的存储").
+_VALUE_NOUN_GAP = frozenset(" 的of")
+
+
+def _without_value_nouns(hits: Sequence[Hit], values: Sequence[Hit], text: str) -> list[Hit]:
+    """Drop the noun of a stated value's own key when another cue asks the question: in
+    "with 1 TB storage, how much?" or "256G的存储多少钱" the word "storage" (存储) names
+    the key of the value right beside it, so it says which variant, and "how much" says
+    what is asked. Alone ("does it come with 1TB storage?") the noun stays the question."""
+    if not values:
+        return list(hits)
+
+    def beside(hit: Hit) -> bool:
+        name = parse_label(hit.label).name
+        for value in values:
+            if parse_label(value.label).name != name:
+                continue
+            if value.end <= hit.start:
+                gap = text[value.end : hit.start]
+            elif hit.end <= value.start:
+                gap = text[hit.end : value.start]
+            else:
+                continue
+            if len(gap) <= 4 and all(ch in _VALUE_NOUN_GAP for ch in gap):
+                return True
+        return False
+
+    nouns = [h for h in hits if beside(h)]
+    if not nouns:
+        return list(hits)
+    rest = [h for h in hits if h not in nouns]
+    others = {parse_label(h.label).name for h in rest} - {parse_label(h.label).name for h in nouns}
+    return rest if others else list(hits)
 
 
 def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:

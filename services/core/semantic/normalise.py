@@ -43,7 +43,10 @@ _GEN_NUMBER = re.compile(r"(?<![a-z])(?<!\d)(?<!\d\s)gen(?:eration)?\s*(\d+)(?![
 
 # A numeral is converted when it follows a Latin letter ("iphone十五", "pro二代") or
 # one of the series words handed in, or precedes one of these measure words.
-_UNIT_AFTER = ("代", "寸", "英寸", "毫米", "倍", "瓦", "核")
+_UNIT_AFTER = ("代", "寸", "英寸", "毫米", "倍", "瓦", "核", "毫安", "赫兹")
+# A Latin unit written right after the numeral (一T, 二百五十六G, 五千mAh) makes it a
+# measure too: no ordinary word glues a numeral to a unit abbreviation.
+_LATIN_UNIT_AFTER = re.compile(r"(?:gb?|tb?|mah|w|hz|mm|mp)(?![a-z])")
 
 
 def parse_chinese_numeral(run: str) -> int | None:
@@ -120,6 +123,7 @@ class TextNormaliser:
             or before.endswith("第")
             or any(before.endswith(word) for word in self._series_words)
             or (after.startswith(_UNIT_AFTER) and not _is_relative_generation(before, after))
+            or _LATIN_UNIT_AFTER.match(text, match.end()) is not None
         )
         if not in_model_context:
             return run
