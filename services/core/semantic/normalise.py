@@ -47,6 +47,11 @@ _UNIT_AFTER = ("代", "寸", "英寸", "毫米", "倍", "瓦", "核", "毫安", 
 # A Latin unit written right after the numeral (一T, 二百五十六G, 五千mAh) makes it a
 # measure too: no ordinary word glues a numeral to a unit abbreviation.
 _LATIN_UNIT_AFTER = re.compile(r"(?:gb?|tb?|mah|w|hz|mm|mp)(?![a-z])")
+# "一个T", "两个G": the measure word 个 between a numeral and a storage unit says nothing.
+_GE_BEFORE_UNIT = re.compile(r"([零〇一二两三四五六七八九十百千\d])个(?=(?:gb?|tb?)(?![a-z]))")
+# Function words that start with a numeral: after a model's numeral ("gt四一般", "十五一共")
+# the last numeral begins the word, so it is not part of the number.
+_NUMERAL_FUNCTION_WORDS = ("一般", "一共", "一下", "一直", "一样", "一起", "一些", "一定")
 
 
 def parse_chinese_numeral(run: str) -> int | None:
@@ -103,6 +108,7 @@ class TextNormaliser:
         if self._spelling is not None:
             out = self._spelling.correct(out)
         if _CN_NUMERAL_RUN.search(out):
+            out = _GE_BEFORE_UNIT.sub(r"\1", out)
             out = _CN_NUMERAL_RUN.sub(self._convert_numeral, out)
         out = _ORDINAL_GENERATION.sub(r" \1代", out)
         out = _DI_GENERATION.sub(r"\1代", out)
@@ -114,10 +120,13 @@ class TextNormaliser:
         text = match.string
         if text.startswith(self._protected, match.start()):
             return run
+        tail = ""
+        if len(run) > 1 and text.startswith(_NUMERAL_FUNCTION_WORDS, match.end() - 1):
+            run, tail = run[:-1], run[-1]
         # Context words are short: a bounded window keeps normalisation linear.
         window = self._context
         before = text[max(0, match.start() - window) : match.start()].rstrip()
-        after = text[match.end() : match.end() + window].lstrip()
+        after = (tail + text[match.end() : match.end() + window]).lstrip()
         in_model_context = (
             (before and before[-1].isascii() and before[-1].isalpha())
             or before.endswith("第")
@@ -126,13 +135,13 @@ class TextNormaliser:
             or _LATIN_UNIT_AFTER.match(text, match.end()) is not None
         )
         if not in_model_context:
-            return run
+            return run + tail
         value = parse_chinese_numeral(run)
         if value is None:
-            return run
+            return run + tail
         # 小米十四512G: two numbers, never one (14512).
-        glued = text[match.end() : match.end() + 1].isdigit()
-        return f"{value} " if glued else str(value)
+        glued = not tail and text[match.end() : match.end() + 1].isdigit()
+        return f"{value} " if glued else f"{value}{tail}"
 
 
 def _is_relative_generation(before: str, after: str) -> bool:

@@ -79,3 +79,33 @@ def test_something_issued_for_the_asker_at_a_past_time_is_personal(
 ) -> None:
     decision = extractor.decide(text)
     assert isinstance(decision, Bypass) and decision.intent == "personal", decision
+
+
+@pytest.mark.parametrize(
+    ("text", "product"),
+    [("毛豆Y多重", "tesla_model_y"), ("毛豆3 长宽高多少", "tesla_model_3")],
+)
+def test_the_common_nickname_of_a_tesla_model_names_it(
+    extractor: SemanticExtractor, text: str, product: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.product == product
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # The measure word between a numeral and a storage unit.
+        ("两个t的版本", "2t的版本"),
+        # A function word that starts with a numeral ends the model's number.
+        ("gt四一般能用几天", "gt4一般能用几天"),
+        ("iphone十五一共多少钱", "iphone15一共多少钱"),
+        # Without one, the numeral run is read whole.
+        ("iphone十五", "iphone15"),
+    ],
+)
+def test_numerals_next_to_measure_and_function_words(
+    extractor: SemanticExtractor, text: str, expected: str
+) -> None:
+    assert extractor.normaliser.normalise(text) == expected
