@@ -324,6 +324,18 @@ class SemanticExtractor:
             structural["unknown_product"] = unknown[0].reason
         gate_text = _blank_words(masked, trademarks)
         bypass = self._gate.first_bypass(gate_text, boundaries, structural)
+        if bypass is not None and bypass[0] == "compare" and "compare" not in structural:
+            # "refund the difference": a compare word inside a longer strong phrase of the
+            # vocabulary is that phrase's word, not a comparison; read again without them.
+            spans = [
+                (h.start, h.end)
+                for h in self._attributes.find(masked, boundaries)
+                if parse_label(h.label).kind == "strong" and " " in h.text.strip()
+            ]
+            if spans:
+                blanked = _blank_spans(gate_text, spans)
+                if blanked != gate_text:
+                    bypass = self._gate.first_bypass(blanked, boundaries, structural)
         if bypass is not None:
             return Bypass(*bypass), False
 
@@ -421,6 +433,14 @@ def _blank_words(text: str, words: frozenset[str]) -> str:
             rf"(?<![a-z]){re.escape(word)}(?![a-z])", lambda m: "_" * len(m.group()), text
         )
     return text
+
+
+def _blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each span blanked, length kept."""
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = "_" * (end - start)
+    return "".join(chars)
 
 
 _LATIN_WORD = re.compile(r"[a-z]{2,}")

@@ -109,3 +109,19 @@ def test_numerals_next_to_measure_and_function_words(
     extractor: SemanticExtractor, text: str, expected: str
 ) -> None:
     assert extractor.normaliser.normalise(text) == expected
+
+
+def test_mi_is_the_xiaomi_series_word(extractor: SemanticExtractor) -> None:
+    decision = extractor.decide("mi14 屏幕多大")
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.product == "xiaomi_14"
+
+
+def test_a_compare_word_inside_a_longer_vocabulary_phrase_is_not_a_comparison(
+    extractor: SemanticExtractor,
+) -> None:
+    decision = extractor.decide("If the price falls later, will you refund the difference?")
+    assert not (isinstance(decision, Bypass) and decision.intent == "compare"), decision
+    # Outside such a phrase the word still compares.
+    other = extractor.decide("what's the difference between iPhone 15 and iPhone 16")
+    assert isinstance(other, Bypass) and other.intent == "compare", other
