@@ -103,11 +103,40 @@ class ConstraintResolver:
         ]
         # The longest reading wins: "长续航全驱版" over the "长续航" inside it.
         hits = outermost(hits)
+        hits = self._without_negated_rivals(hits, text, boundaries)
         values: dict[str, set[str]] = {}
         for hit in hits:
             label = parse_label(hit.label)
             values.setdefault(label.name, set()).add(label.value)
         return ConstraintReading(tuple(hits), {k: frozenset(v) for k, v in values.items()})
+
+    def _without_negated_rivals(
+        self, hits: list[Hit], text: str, boundaries: frozenset[int]
+    ) -> list[Hit]:
+        """Of two values of one key, a negated one is not a second value: "听音乐续航几小时
+        不算盒子" asks the music playback time, not counting the case. Only when exactly one
+        value of the key stays un-negated; otherwise the reading is left as it is."""
+        by_key: dict[str, list[Hit]] = {}
+        for hit in hits:
+            by_key.setdefault(parse_label(hit.label).name, []).append(hit)
+        dropped: set[int] = set()
+        for key_hits in by_key.values():
+            if len({parse_label(h.label).value for h in key_hits}) < 2:
+                continue
+            negated = [h for h in key_hits if self._hit_negated(h, text, boundaries)]
+            kept = {parse_label(h.label).value for h in key_hits if h not in negated}
+            if negated and len(kept) == 1:
+                dropped.update(id(h) for h in negated)
+        return [h for h in hits if id(h) not in dropped] if dropped else hits
+
+    def _hit_negated(self, hit: Hit, text: str, boundaries: frozenset[int]) -> bool:
+        window_start = max(0, hit.start - _NEGATION_WINDOW)
+        before = text[window_start : hit.start]
+        clause = max(before.rfind(p) for p in _CLAUSE_MARKS)
+        before = before[clause + 1 :]
+        offset = hit.start - len(before)
+        shifted = frozenset(b - offset for b in boundaries if offset <= b <= hit.start)
+        return bool(self._negations.find(before, shifted | {0, len(before)}))
 
     def choose(
         self,
@@ -165,13 +194,7 @@ class ConstraintResolver:
         for hit in reading.hits:
             if parse_label(hit.label).name != key:
                 continue
-            window_start = max(0, hit.start - _NEGATION_WINDOW)
-            before = text[window_start : hit.start]
-            clause = max(before.rfind(p) for p in _CLAUSE_MARKS)
-            before = before[clause + 1 :]
-            offset = hit.start - len(before)
-            shifted = frozenset(b - offset for b in boundaries if offset <= b <= hit.start)
-            if self._negations.find(before, shifted | {0, len(before)}):
+            if self._hit_negated(hit, text, boundaries):
                 return True
         return False
 

@@ -125,3 +125,12 @@ def test_a_compare_word_inside_a_longer_vocabulary_phrase_is_not_a_comparison(
     # Outside such a phrase the word still compares.
     other = extractor.decide("what's the difference between iPhone 15 and iPhone 16")
     assert isinstance(other, Bypass) and other.intent == "compare", other
+
+
+def test_a_negated_second_value_is_not_a_second_value(extractor: SemanticExtractor) -> None:
+    decision = extractor.decide("freebuds pro3 听歌能用几个小时 不算充电盒")
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.constraints == (("context", "audio_playback"),)
+    # With the only value negated, the one meant stays unknown.
+    alone = extractor.decide("freebuds pro3 续航几小时 不算充电盒")
+    assert not isinstance(alone, Fingerprint), alone
