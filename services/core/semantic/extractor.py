@@ -97,6 +97,11 @@ class SemanticExtractor:
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))
         self._specs = MappingProxyType(specs)
+        # Attributes the catalog gives in a currency: a bare number asked to be confirmed
+        # ("官方价是6999吗") is their own stated value.
+        self._money_attributes = frozenset(
+            a for u, by in _spec_units(catalog).items() if u in _CURRENCIES for a in by
+        )
         self._product_keys = _product_varying_keys(specs)
         self._products = ProductMatcher(
             entries,
@@ -394,6 +399,8 @@ class SemanticExtractor:
                 f"a stated value implies a {constraint_choice.open_keys[0]}"
             ), False
         durations = _durations(masked) if spec.kind == "policy" else []
+        if attribute in self._money_attributes:
+            durations += _stated_amounts(masked)
         stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}"), False
@@ -417,6 +424,19 @@ _CONTRACTION_TAILS = frozenset(("ve", "re", "ll", "d", "s", "t", "m"))
 _DURATION = re.compile(
     r"(?<![\d.])\d+\s*-?\s*(?:days?|weeks?|months?|years?|yrs?|天|周|星期|个月|月|年)(?![a-z])"
 )
+
+
+#: Currency codes a catalog may give values in.
+_CURRENCIES = frozenset(("CNY", "USD", "EUR", "GBP", "JPY", "HKD"))
+#: A bare amount asked to be confirmed: "是6999吗", "is it 5999?". Three digits or more, so
+#: a storage size or screen size written without its unit is never taken for it.
+_STATED_AMOUNT = re.compile(
+    r"(?:是|要|卖|\bis(?: it)?|\bfor)\s*(\d{3,7}(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)"
+)
+
+
+def _stated_amounts(text: str) -> list[Hit]:
+    return [Hit("amount", m.start(1), m.end(1), m.group(1)) for m in _STATED_AMOUNT.finditer(text)]
 
 
 def _durations(text: str) -> list[Hit]:

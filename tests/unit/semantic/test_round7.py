@@ -134,3 +134,13 @@ def test_a_negated_second_value_is_not_a_second_value(extractor: SemanticExtract
     # With the only value negated, the one meant stays unknown.
     alone = extractor.decide("freebuds pro3 续航几小时 不算充电盒")
     assert not isinstance(alone, Fingerprint), alone
+
+
+def test_a_bare_amount_to_confirm_is_the_price_itself(extractor: SemanticExtractor) -> None:
+    decision = extractor.decide("小米14 512G 售价是4999吗")
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.attribute == "price"
+    assert decision.constraints == (("storage", "512GB"),)
+    # For an attribute not given in a currency the number stays unexplained.
+    other = extractor.decide("小米14 重量是1930吗")
+    assert not isinstance(other, Fingerprint), other
