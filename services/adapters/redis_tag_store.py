@@ -407,7 +407,9 @@ class RedisTagStore:
                 self._held[position.field] = max(self._held[position.field], position.offset)
         return [_bump_result(b.bump, r) for b, r in zip(bumps, raw, strict=False)]
 
-    def _bump_call(self, request: BumpRequest) -> tuple[list[str], list[Any]]:
+    def _bump_keys_and_position(self, request: BumpRequest) -> tuple[list[str], list[Any]]:
+        """A bump's generations hash and dedupe marker, and where its record sits in the
+        log (``'', 0, 0`` unguarded or without a position) as the scripts take them."""
         bump, position = request.bump, request.position
         keys = [
             self.keys.generations(bump.product),
@@ -415,10 +417,15 @@ class RedisTagStore:
         ]
         where: list[Any] = ["", 0, 0]
         if self.replica is not None and position is not None:
-            keys.append(self.replica.record)
             where = [position.field, position.offset, self._held[position.field]]
+        return keys, where
+
+    def _bump_call(self, request: BumpRequest) -> tuple[list[str], list[Any]]:
+        keys, where = self._bump_keys_and_position(request)
+        if self.replica is not None and request.position is not None:
+            keys.append(self.replica.record)
         args = [self._dedupe_ttl_ms, self._generations_ttl_ms, request.spec_version, *where]
-        return keys, [*args, *bump.fields]
+        return keys, [*args, *request.bump.fields]
 
     def _bump_batch_call(self, requests: Sequence[BumpRequest]) -> tuple[list[str], list[Any]]:
         """bump_batch.lua's keys and arguments: each request as ``_bump_call`` puts it."""
@@ -426,15 +433,10 @@ class RedisTagStore:
         keys: list[str] = [self.replica.record if self.replica is not None else ""]
         args: list[Any] = [self._dedupe_ttl_ms, self._generations_ttl_ms, "1" if guarded else "0"]
         for request in requests:
-            bump, position = request.bump, request.position
-            keys += [
-                self.keys.generations(bump.product),
-                self.keys.seen_event(bump.product, request.dedupe_key),
-            ]
-            where: list[Any] = ["", 0, 0]
-            if guarded and position is not None:
-                where = [position.field, position.offset, self._held[position.field]]
-            args += [request.spec_version, *where, len(bump.fields), *bump.fields]
+            bump_keys, where = self._bump_keys_and_position(request)
+            fields = request.bump.fields
+            keys += bump_keys
+            args += [request.spec_version, *where, len(fields), *fields]
         return keys, args
 
     def _require_verified(self, positions: Sequence[LogPosition]) -> None:
