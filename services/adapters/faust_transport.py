@@ -18,11 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from inspect import isawaitable
 from typing import Any
 
 import faust
 from faust.transport.drivers import aiokafka as faust_aiokafka
+from faust.types import TP
+from mode import Service
+from mode.utils.futures import maybe_async
 
 
 class FetchWaitControl:
@@ -150,8 +155,78 @@ async def _fetched(consumer: Any, wait_s: float) -> list[tuple[Any, Any]]:
     return out
 
 
+class InLoopConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
+    """faust's aiokafka consumer service, run on the app's own event loop.
+
+    faust runs it as a mode ``ServiceThread``: a second thread with its own loop, where
+    every fetch, commit, seek and rebalance callback crosses threads through two method
+    queues (a wake-up of each loop and a GIL hand-over per call). Here the same service
+    (faust's code: the aiokafka consumer it creates, its rebalance listener, its commit)
+    runs as a plain mode ``Service`` on the app's loop, and a call "to the thread" is a
+    plain await. The ``ServiceThread`` methods that start, stop and signal a thread are
+    replaced by ``Service``'s own."""
+
+    #: a thread's shutdown flag is set by the thread; here ``Service.stop`` does it all
+    wait_for_shutdown = False
+
+    def __init__(self, consumer: faust_aiokafka.Consumer, **kwargs: Any) -> None:
+        loop = kwargs.pop("loop", None) or consumer.loop
+        super().__init__(consumer, loop=loop, thread_loop=loop, **kwargs)
+
+    @property
+    def runs_on_app_loop(self) -> bool:
+        return self.thread_loop is self.parent_loop
+
+    async def start(self) -> None:
+        self._thread_started.set()  # what ``maybe_start`` checks
+        await Service.start(self)
+
+    async def stop(self) -> None:
+        await Service.stop(self)
+
+    async def on_stop(self) -> None:
+        # A thread stops its consumer in ``on_thread_stop``, on the thread's loop.
+        await self.on_thread_stop()
+
+    async def crash(self, reason: BaseException) -> None:
+        await Service.crash(self, reason)
+
+    def _stopped_set(self) -> None:
+        Service._stopped_set(self)
+
+    def set_shutdown(self) -> None:
+        Service.set_shutdown(self)
+
+    async def _stop_children(self) -> None:
+        await Service._stop_children(self)
+
+    async def _stop_futures(self) -> None:
+        await Service._stop_futures(self)
+
+    async def _stop_exit_stacks(self) -> None:
+        await Service._stop_exit_stacks(self)
+
+    async def call_thread(
+        self, fun: Callable[..., Awaitable[Any]], *args: Any, **kwargs: Any
+    ) -> Any:
+        # faust passes plain functions too (``subscribe``), as mode's method queue allows.
+        result = fun(*args, **kwargs)
+        return (await result) if isawaitable(result) else result
+
+    async def cast_thread(
+        self, fun: Callable[..., Awaitable[Any]], *args: Any, **kwargs: Any
+    ) -> None:
+        self.add_future(maybe_async(fun(*args, **kwargs)))
+
+    async def on_partitions_revoked(self, revoked: set[TP]) -> None:
+        await self.consumer.on_partitions_revoked(revoked)
+
+    async def on_partitions_assigned(self, assigned: set[TP], generation_id: int = 0) -> None:
+        await self.consumer.on_partitions_assigned(assigned, generation_id)
+
+
 def tuned_app_class(control: FetchWaitControl, handoff: BatchHandoff) -> type[faust.App]:
-    class ConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
+    class ConsumerThread(InLoopConsumerThread):
         def _create_worker_consumer(self, transport: Any) -> Any:
             consumer = super()._create_worker_consumer(transport)
             control.register(consumer)

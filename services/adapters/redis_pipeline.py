@@ -179,6 +179,62 @@ class PipelinedRedis:
                 raise
         return await self._call(_encode(["EVAL", script.source, len(keys), *keys, *args]))
 
+    async def evalsha_many(
+        self, calls: Sequence[tuple[Script, Sequence[Arg], Sequence[Arg]]]
+    ) -> list[Any]:
+        """Several scripts in one write and one round trip, replies in call order; the
+        calls of a script Redis does not know are sent again with ``EVAL``. The first
+        error reply is raised once every reply is in."""
+        replies = await self._call_many(
+            [_encode(["EVALSHA", s.sha, len(keys), *keys, *args]) for s, keys, args in calls]
+        )
+        missing = [
+            i
+            for i, reply in enumerate(replies)
+            if isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
+        ]
+        if missing:
+            again = await self._call_many(
+                [
+                    _encode(
+                        ["EVAL", calls[i][0].source, len(calls[i][1]), *calls[i][1], *calls[i][2]]
+                    )
+                    for i in missing
+                ]
+            )
+            for i, reply in zip(missing, again, strict=True):
+                replies[i] = reply
+        for reply in replies:
+            if isinstance(reply, ResponseError):
+                raise reply
+        return replies
+
+    async def _call_many(self, commands: Sequence[bytes]) -> list[Any]:
+        """Replies in order; an error reply is returned, a failed connection raised."""
+        connection = self._connection
+        if connection is None or connection.closed or connection._loop is not _running():
+            connection = await self._connect()
+        try:
+            waiters = [connection.call(command) for command in commands]
+        except RedisConnectionError:  # found closed before anything was written
+            connection = await self._connect()
+            waiters = [connection.call(command) for command in commands]
+        replies: list[Any] = []
+        try:
+            for waiter in waiters:
+                try:
+                    replies.append(await waiter)
+                except ResponseError as exc:
+                    replies.append(exc)
+        except BaseException:
+            for waiter in waiters:  # the connection failed (all of them) or we were cancelled
+                if not waiter.done():
+                    waiter.cancel()
+                elif not waiter.cancelled():
+                    waiter.exception()  # retrieved: one error is raised, not one per call
+            raise
+        return replies
+
     async def execute(self, *parts: Arg) -> Any:
         """One command and its reply (the connection's own checks and tests)."""
         return await self._call(_encode(parts))

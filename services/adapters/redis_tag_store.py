@@ -166,8 +166,9 @@ class RedisTagStore:
             raise ValueError("the replica record needs one slot: not on Redis Cluster")
         if pipeline is not None and isinstance(client, RedisCluster):
             raise ValueError("the pipelined lookups speak to one node: not on Redis Cluster")
-        #: Lookups go through this one pipelined connection when given (the gateway's
-        #: hit path, docs/gateway.md); everything else through ``client``.
+        #: Lookups (the gateway's hit path, docs/gateway.md) and bump batches (the
+        #: worker's) go through this one pipelined connection when given; everything
+        #: else through ``client``.
         self._pipeline = pipeline
         self._client = client
         self.keys = keys
@@ -193,8 +194,8 @@ class RedisTagStore:
         self._fill: AsyncScript = client.register_script(script_source("fill"))
         self._snapshot: AsyncScript = client.register_script(script_source("snapshot"))
         self._bump: AsyncScript = client.register_script(script_source("bump"))
-        self._bump_batch: AsyncScript = client.register_script(script_source("bump_batch"))
-        self._applied: AsyncScript = client.register_script(script_source("applied"))
+        self._bump_batch_script = Script.of(script_source("bump_batch"))
+        self._applied_script = Script.of(script_source("applied"))
         self._verify: AsyncScript = client.register_script(script_source("verify"))
 
     @property
@@ -380,17 +381,20 @@ class RedisTagStore:
                 return await self._run_scripts(self._bump, [self._bump_call(b) for b in bumps])
             # One script call for all the bumps (a single node holds every product's keys),
             # then the highest handled offsets: one round trip, two commands.
-            scripted: list[tuple[AsyncScript, list[str], list[Any]]] = []
+            scripted: list[tuple[Script, list[str], list[Any]]] = []
             if bumps:
-                scripted.append((self._bump_batch, *self._bump_batch_call(bumps)))
+                scripted.append((self._bump_batch_script, *self._bump_batch_call(bumps)))
             if last and self.replica is not None:
                 args: list[Any] = []
                 for position in last:
                     args += [position.field, position.offset, self._held[position.field]]
-                scripted.append((self._applied, [self.replica.record], args))
+                scripted.append((self._applied_script, [self.replica.record], args))
             if not scripted:
                 return []
-            replies = await self._evalsha_pipeline(self._client, scripted)
+            if self._pipeline is not None:
+                replies = await self._pipeline.evalsha_many(scripted)
+            else:
+                replies = await self._evalsha_pipeline(self._client, scripted)
             return [*replies[0], *replies[1:]] if bumps else replies
 
         raw = await self._call("bump pipeline", run)
@@ -510,7 +514,7 @@ class RedisTagStore:
 
     @staticmethod
     async def _evalsha_pipeline(
-        client: Redis, calls: Sequence[tuple[AsyncScript, list[str], list[Any]]]
+        client: Redis, calls: Sequence[tuple[Script, list[str], list[Any]]]
     ) -> list[Any]:
         """EVALSHA calls in one pipeline: one round trip. redis-py's script pipelines send
         ``SCRIPT EXISTS`` before every execute, a second round trip per batch; here a
@@ -523,7 +527,7 @@ class RedisTagStore:
         missing = [i for i, r in enumerate(results) if isinstance(r, NoScriptError)]
         if missing:
             for script in {calls[i][0].sha: calls[i][0] for i in missing}.values():
-                await client.script_load(script.script)
+                await client.script_load(script.source)
             again = client.pipeline(transaction=False)
             for i in missing:
                 script, keys, args = calls[i]

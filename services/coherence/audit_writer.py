@@ -33,11 +33,16 @@ class AuditWriter:
     _queue: asyncio.Queue[tuple[list[AuditRecord], AckCallback]] = field(init=False)
     _pending: int = field(init=False, default=0)
     _room: asyncio.Event = field(init=False)
+    #: Rows queued (or waiting for the flush) and not yet written; ``_full`` is set once
+    #: they fill a batch.
+    _queued_rows: int = field(init=False, default=0)
+    _full: asyncio.Event = field(init=False)
 
     def __post_init__(self) -> None:
         self._queue = asyncio.Queue()
         self._room = asyncio.Event()
         self._room.set()
+        self._full = asyncio.Event()
 
     async def submit(self, record: AuditRecord, on_durable: AckCallback) -> None:
         """Queue a row; waits when too many rows are pending (backpressure)."""
@@ -55,27 +60,30 @@ class AuditWriter:
         self._pending += len(records)
         self.metrics.audit_pending.inc(len(records))
         self._queue.put_nowait((records, on_durable))
+        self._queued_rows += len(records)
+        if self._queued_rows >= self.batch_size:
+            self._full.set()
 
     async def run(self) -> None:
         """Write batches forever (a faust task): whatever is queued, up to ``batch_size``
-        rows, after waiting at most ``flush_s`` for more once the first batch is in."""
-        loop = asyncio.get_running_loop()
+        rows, after waiting at most ``flush_s`` for more once the first batch is in.
+
+        One wait per written batch, not per submitted one: ``submit_many`` wakes the
+        writer early only when a full batch is queued."""
         while True:
-            batch = [await self._queue.get()]
-            rows = len(batch[0][0])
-            deadline = loop.time() + self.flush_s
-            while rows < self.batch_size:
-                if self._queue.empty():
-                    timeout = deadline - loop.time()
-                    if timeout <= 0:
-                        break
-                    try:
-                        batch.append(await asyncio.wait_for(self._queue.get(), timeout))
-                    except TimeoutError:
-                        break
-                else:
-                    batch.append(self._queue.get_nowait())
+            first = await self._queue.get()
+            if self._queued_rows < self.batch_size:
+                self._full.clear()
+                try:
+                    await asyncio.wait_for(self._full.wait(), self.flush_s)
+                except TimeoutError:
+                    pass
+            batch = [first]
+            rows = len(first[0])
+            while rows < self.batch_size and not self._queue.empty():
+                batch.append(self._queue.get_nowait())
                 rows += len(batch[-1][0])
+            self._queued_rows -= rows
             await self._write(batch)
 
     async def drain(self) -> None:
@@ -83,6 +91,7 @@ class AuditWriter:
         batch = []
         while not self._queue.empty():
             batch.append(self._queue.get_nowait())
+            self._queued_rows -= len(batch[-1][0])
         if batch:
             await self._write(batch)
 

@@ -17,6 +17,7 @@ from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.kafka_event_log import KafkaEventLog
 from services.adapters.kafka_publisher import ensure_topics
 from services.adapters.product_directory import SpecStoreDirectory
+from services.adapters.redis_pipeline import PipelinedRedis
 from services.adapters.redis_tag_store import RedisTagStore, ReplicaKeys, connect_redis
 from services.adapters.sql.audit import AuditLog
 from services.adapters.sql.engine import make_engine, upgrade
@@ -34,6 +35,8 @@ from services.settings import CommonSettings
 
 log = logging.getLogger(__name__)
 CACHEABLE_INTENTS = ("query_spec", "query_policy")
+#: A Redis call fails (and is retried) after this long instead of hanging on a stall.
+REDIS_TIMEOUT_S = 2.0
 
 
 def load_domain_mappings(settings: CommonSettings) -> MappingSet:
@@ -106,12 +109,18 @@ def build_worker(settings: CoherenceSettings) -> CoherenceWorker:
     metrics = CoherenceMetrics.create()
     # Redis Cluster: no replica record (one script cannot span slots); docs/coherence.md.
     replica = None if settings.redis_cluster else ReplicaKeys(settings.redis_prefix)
+    redis_url = settings.redis_url.get_secret_value()
     store = RedisTagStore(
-        connect_redis(settings.redis_url.get_secret_value(), cluster=settings.redis_cluster),
+        connect_redis(redis_url, cluster=settings.redis_cluster, timeout_s=REDIS_TIMEOUT_S),
         KeySpace(settings.redis_prefix),
         generations_ttl_ms=settings.generations_ttl_s * 1000,
         dedupe_ttl_ms=settings.dedupe_ttl_s * 1000,
         replica=replica,
+        # Each batch's bumps on one lean connection (redis-py's pipeline machinery was a
+        # sixth of the worker's CPU); a cluster, or TLS, stays on redis-py.
+        pipeline=None
+        if settings.redis_cluster
+        else PipelinedRedis.from_url(redis_url, timeout_s=REDIS_TIMEOUT_S),
     )
     backoff = Backoff(settings.retry_initial_ms / 1000, settings.retry_max_ms / 1000)
     directory = SpecStoreDirectory(spec_store, refresh_s=settings.product_refresh_s)

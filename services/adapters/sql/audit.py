@@ -82,16 +82,15 @@ class AuditLog:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-
-    def _insert(self) -> Any:
-        return insert_or_ignore(self._engine, AuditRow, ["event_source", "event_id"])
+        # Built once: a new statement per write costs a cache-key walk per write.
+        self._insert = insert_or_ignore(engine, AuditRow, ["event_source", "event_id"])
 
     def record_many(self, records: Sequence[AuditRecord]) -> None:
         if not records:
             return
         try:
             with self._engine.begin() as conn:
-                conn.execute(self._insert(), [_row(r) for r in records])
+                conn.execute(self._insert, [_row(r) for r in records])
         except (OperationalError, InterfaceError) as exc:
             raise DatabaseUnavailable(f"audit insert failed: {exc.__class__.__name__}") from exc
         except SQLAlchemyError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as aioredis
 
+from services.adapters.redis_pipeline import PipelinedRedis
 from services.adapters.redis_tag_store import (
     BumpRequest,
     LogPosition,
@@ -151,10 +152,28 @@ async def test_guarded_store_serves_only_under_a_verified_lease(
     )
 
 
+@pytest.mark.parametrize("connection", ["redis-py", "pipelined"])
 async def test_a_bump_on_a_record_that_lost_writes_is_refused(
-    redis_client: aioredis.Redis, keyspace: KeySpace
+    redis_client: aioredis.Redis, redis_url: str, keyspace: KeySpace, connection: str
 ) -> None:
-    gateway, worker = _guarded(redis_client, keyspace), _guarded(redis_client, keyspace)
+    """Through redis-py's pipeline and through the worker's pipelined connection alike."""
+    pipeline = (
+        PipelinedRedis.from_url(redis_url, timeout_s=2.0) if connection == "pipelined" else None
+    )
+    gateway = _guarded(redis_client, keyspace)
+    worker = RedisTagStore(
+        redis_client, keyspace, replica=ReplicaKeys(keyspace.prefix), pipeline=pipeline
+    )
+    try:
+        await _refused_and_repaired(redis_client, keyspace, gateway, worker)
+    finally:
+        if pipeline is not None:
+            await pipeline.aclose()
+
+
+async def _refused_and_repaired(
+    redis_client: aioredis.Redis, keyspace: KeySpace, gateway: RedisTagStore, worker: RedisTagStore
+) -> None:
     field = position_field("spec", 0)
     with pytest.raises(ReplicaBehind):  # a partition nobody verified yet
         await worker.bump_many([], [LogPosition("spec", 0, 1)])

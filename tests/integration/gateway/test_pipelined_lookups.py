@@ -69,6 +69,23 @@ async def test_a_script_redis_lacks_is_loaded(pipeline: PipelinedRedis) -> None:
     assert await pipeline.execute("PING") == b"PONG"  # the connection is still in order
 
 
+async def test_scripts_sent_together_answer_in_order(pipeline: PipelinedRedis) -> None:
+    """The worker's bump batches: several scripts in one write, one reply each in call
+    order, a script Redis lacks loaded, an error reply raised after every reply is in."""
+    token = secrets.token_hex(8)
+    echo = Script.of(f"-- {token}\nreturn ARGV[1] .. KEYS[1]")
+    known = Script.of("return 7")
+    await pipeline.evalsha(known, [])
+    replies = await pipeline.evalsha_many(
+        [(echo, ["a"], ["1"]), (known, [], []), (echo, ["b"], ["2"])]
+    )
+    assert replies == [b"1a", 7, b"2b"]
+    failing = Script.of(f"-- {token}\nreturn redis.error_reply('nope')")
+    with pytest.raises(ResponseError, match="nope"):
+        await pipeline.evalsha_many([(failing, [], []), (known, [], [])])
+    assert await pipeline.execute("PING") == b"PONG"  # nothing left unanswered
+
+
 async def test_a_killed_connection_is_replaced(
     redis_client: aioredis.Redis, pipeline: PipelinedRedis
 ) -> None:
