@@ -8,6 +8,7 @@ batch commits means the event is redelivered: its bump is deduped, its row writt
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -74,10 +75,8 @@ class AuditWriter:
             first = await self._queue.get()
             if self._queued_rows < self.batch_size:
                 self._full.clear()
-                try:
+                with contextlib.suppress(TimeoutError):  # the flush is due
                     await asyncio.wait_for(self._full.wait(), self.flush_s)
-                except TimeoutError:
-                    pass
             batch = [first]
             rows = len(first[0])
             while rows < self.batch_size and not self._queue.empty():

@@ -31,6 +31,8 @@ from services.core.tags import PRODUCT_ID_PATTERN
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _PRODUCT_ID = re.compile(PRODUCT_ID_PATTERN)
+#: Plans remembered (per product and changed fields) before the memo starts over.
+_PLANS_KEPT = 65_536
 
 
 class Outcome(StrEnum):
@@ -87,6 +89,11 @@ class CoherenceHandler:
     max_event_bytes: int = 64 * 1024
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     _outcomes: dict[Outcome, Any] = field(init=False, repr=False)
+    #: (product, changed fields) → (the variants planned with, bumps, unknown fields)
+    _plans: dict[
+        tuple[str, tuple[str, ...]],
+        tuple[Mapping[str, Collection[str]], tuple[ProductBump, ...], tuple[str, ...]],
+    ] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         # Resolve labelled children once; this runs for every event.
@@ -224,15 +231,23 @@ class CoherenceHandler:
 
     async def _plan(self, event: ProductSpecUpdated) -> InvalidationPlan:
         variants = await self._retry(
-            "spec store", lambda: self.directory.variants(event.product_id)
+            "spec store", partial(self.directory.variants, event.product_id)
         )
         # The fan-out set matters only to a store-wide event (a copy of every id, not
         # made for each product event).
         products: Collection[str] = ()
         if event.product_id == STORE_PRODUCT_ID:
             products = await self._retry("spec store", self.directory.product_ids)
+        else:
+            # A plan depends only on the product, its changed fields and its variants:
+            # the same ones recur, so the bumps are reused while the directory hands out
+            # the same variants (the entry holds them, so no other object takes their id).
+            key = (event.product_id, event.changed_fields)
+            known = self._plans.get(key)
+            if known is not None and known[0] is variants:
+                return InvalidationPlan(event.event_id, known[1], known[2])
         try:
-            return plan_invalidation(event, self.mappings, variants=variants, all_products=products)
+            plan = plan_invalidation(event, self.mappings, variants=variants, all_products=products)
         except InvalidEvent:
             raise
         except Exception:
@@ -241,6 +256,15 @@ class CoherenceHandler:
             )
             self.metrics.fallback_invalidations.inc()
             return InvalidationPlan(event.event_id, (ProductBump(event.product_id, ("p",)),))
+        if event.product_id != STORE_PRODUCT_ID:
+            if len(self._plans) >= _PLANS_KEPT:
+                self._plans.clear()
+            self._plans[(event.product_id, event.changed_fields)] = (
+                variants,
+                plan.bumps,
+                plan.unknown_fields,
+            )
+        return plan
 
     async def _apply(
         self,
@@ -337,10 +361,15 @@ class CoherenceHandler:
         )
 
     async def _retry(self, what: str, op: Callable[[], Awaitable[T]]) -> T:
+        try:  # the common case, on every event: no retry loop to set up
+            return await op()
+        except TransientError as exc:
+            first = exc
+
         def count(_exc: TransientError) -> None:
             self.metrics.retries.labels(what).inc()
 
-        return await retry_forever(what, op, self.backoff, count)
+        return await retry_forever(what, op, self.backoff, count, first_error=first)
 
 
 def _looks_like_product(key: str) -> bool:

@@ -34,15 +34,22 @@ async def retry_forever(
     op: Callable[[], Awaitable[T]],
     backoff: Backoff,
     on_retry: Callable[[TransientError], None] = lambda _exc: None,
+    *,
+    first_error: TransientError | None = None,
 ) -> T:
+    """``op`` until it succeeds; ``first_error``: the caller's own first try failed so."""
     attempt = 0
+    failed = first_error
     while True:
-        try:
-            return await op()
-        except TransientError as exc:
-            on_retry(exc)
-            delay = backoff.delay(attempt)
-            if attempt == 0 or attempt % 20 == 0:
-                log.warning("%s failed (%s); retrying in %.2fs", what, exc, delay)
-            attempt += 1
-            await asyncio.sleep(delay)
+        if failed is None:
+            try:
+                return await op()
+            except TransientError as exc:
+                failed = exc
+        on_retry(failed)
+        delay = backoff.delay(attempt)
+        if attempt == 0 or attempt % 20 == 0:
+            log.warning("%s failed (%s); retrying in %.2fs", what, failed, delay)
+        attempt += 1
+        failed = None
+        await asyncio.sleep(delay)

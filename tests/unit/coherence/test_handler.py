@@ -127,3 +127,34 @@ async def test_a_batch_mixes_dead_letters_and_bumps_in_order() -> None:
     assert [a.offset for a in audits] == [0, 1, 2, 3]
     assert [a.outcome for a in audits] == ["applied", "dead_lettered", "applied", "applied"]
     assert len(store.bumps) == 3
+
+
+async def test_a_plan_is_reused_only_while_the_directory_hands_out_the_same_variants() -> None:
+    """Plans are remembered per product and changed fields; a refreshed directory (new
+    variants) plans again, so a variant that became known narrows the bump at once."""
+
+    class Refreshing(Directory):
+        def __init__(self) -> None:
+            self.current: Mapping[str, Collection[str]] = {}
+
+        async def variants(self, product_id: str) -> Mapping[str, Collection[str]]:
+            return self.current
+
+    store, letters = FlakyStore(), Letters()
+    directory = Refreshing()
+    handler = _handler(store, letters)
+    handler.directory = directory
+    first, again = (
+        new_event("iphone_15", ["price.256GB"], v, source="t", event_id=f"e{v}") for v in (2, 3)
+    )
+    audits = await handler.handle_batch(
+        [_record(first.to_bytes()), RawRecord("t", 0, 2, b"iphone_15", again.to_bytes())]
+    )
+    assert [a.event_id for a in audits] == ["e2", "e3"]  # each plan names its own event
+    unknown_variant = store.bumps[0].fields
+    assert store.bumps[1].fields == unknown_variant
+    directory.current = {"price": frozenset({"256GB"})}  # the spec store learnt the variant
+    later = new_event("iphone_15", ["price.256GB"], 4, source="t", event_id="e4")
+    await handler.handle(RawRecord("t", 0, 3, b"iphone_15", later.to_bytes()))
+    assert store.bumps[2].fields != unknown_variant
+    assert "s:price.256GB" in store.bumps[2].fields
