@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
@@ -40,12 +40,6 @@ class AuditRecord:
 _COLUMNS = tuple(f.name for f in fields(AuditRecord))
 
 
-def _row(record: AuditRecord) -> dict[str, Any]:
-    """A record's insert parameters: a shallow copy (``asdict`` deep-copies every list,
-    a cost per audited event the insert does not need)."""
-    return {name: getattr(record, name) for name in _COLUMNS}
-
-
 #: The audit columns are BIGINT; anything outside is kept as NULL rather than refused.
 _BIGINT = range(-(2**63), 2**63)
 
@@ -76,21 +70,64 @@ def sanitized(record: AuditRecord, why: str) -> AuditRecord:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _CompiledInsert:
+    """The audit insert compiled once for the engine's dialect, with each column's own
+    bind processor: its rows are made as SQLAlchemy's executemany makes them, without
+    the per-row parameter machinery around that (most of an audit write's CPU)."""
+
+    sql: str
+    #: parameter order (positional paramstyles), else the parameter names
+    names: tuple[str, ...]
+    processors: tuple[Callable[[Any], Any] | None, ...]
+    positional: bool
+
+    @classmethod
+    def of(cls, engine: Engine) -> _CompiledInsert:
+        statement = insert_or_ignore(engine, AuditRow, ["event_source", "event_id"])
+        compiled = statement.compile(
+            dialect=engine.dialect, column_keys=list(_COLUMNS), for_executemany=True
+        )
+        if set(compiled.binds) != set(_COLUMNS):
+            raise RuntimeError(f"the audit insert binds {sorted(compiled.binds)}")
+        names = tuple(compiled.positiontup or ()) if compiled.positional else _COLUMNS
+        columns = AuditRow.__table__.c
+        processors = tuple(
+            columns[name].type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
+            for name in names
+        )
+        return cls(compiled.string, names, processors, compiled.positional)
+
+    def parameters(self, records: Sequence[AuditRecord]) -> list[Any]:
+        """Each record's parameters, every value through its column's processor (None
+        included, as SQLAlchemy does: a processor decides what None becomes)."""
+        pairs = tuple(zip(self.names, self.processors, strict=True))
+        rows: list[tuple[Any, ...]] = []
+        for record in records:
+            row = []
+            for name, process in pairs:
+                value = getattr(record, name)
+                row.append(value if process is None else process(value))
+            rows.append(tuple(row))
+        if self.positional:
+            return rows
+        return [dict(zip(self.names, row, strict=True)) for row in rows]
+
+
 class AuditLog:
     """Insert-or-ignore by (source, event id): a redelivered event keeps its first row;
     another source's event with the same id gets its own."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        # Built once: a new statement per write costs a cache-key walk per write.
-        self._insert = insert_or_ignore(engine, AuditRow, ["event_source", "event_id"])
+        self._insert = _CompiledInsert.of(engine)
 
     def record_many(self, records: Sequence[AuditRecord]) -> None:
         if not records:
             return
         try:
             with self._engine.begin() as conn:
-                conn.execute(self._insert, [_row(r) for r in records])
+                conn.exec_driver_sql(self._insert.sql, self._insert.parameters(records))
         except (OperationalError, InterfaceError) as exc:
             raise DatabaseUnavailable(f"audit insert failed: {exc.__class__.__name__}") from exc
         except SQLAlchemyError as exc:
