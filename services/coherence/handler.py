@@ -284,18 +284,20 @@ class CoherenceHandler:
         now = self.clock()
         out: list[tuple[int, AuditRecord]] = []
         cursor = 0
+        # Counters once per batch (a lock each); histograms take every event's value.
+        counted = {Outcome.APPLIED: 0, Outcome.DUPLICATE: 0}
+        tags_bumped = 0
         for index, record, event, plan in pending:
             mine = results[cursor : cursor + len(plan.bumps)]
             cursor += len(plan.bumps)
             applied = any(r.applied for r in mine)
             lag_s = max(0.0, (now - event.time).total_seconds())
             outcome = Outcome.APPLIED if applied else Outcome.DUPLICATE
-            if not replay:  # re-applied records are counted by the replica guard
-                self._outcomes[outcome].inc()
+            counted[outcome] += 1
             if applied and not replay:
                 self.metrics.bump_duration.observe(bump_s)
                 self.metrics.invalidation_lag.observe(lag_s)
-                self.metrics.tags_bumped.inc(plan.tag_count)
+                tags_bumped += plan.tag_count
             out.append(
                 (
                     index,
@@ -321,6 +323,12 @@ class CoherenceHandler:
                     ),
                 )
             )
+        if not replay:  # re-applied records are counted by the replica guard
+            for outcome, n in counted.items():
+                if n:
+                    self._outcomes[outcome].inc(n)
+            if tags_bumped:
+                self.metrics.tags_bumped.inc(tags_bumped)
         self.metrics.last_applied.set(now.timestamp())
         return out
 

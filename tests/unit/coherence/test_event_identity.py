@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -42,3 +43,12 @@ def test_the_checker_skips_redeliveries_but_not_another_sources_event() -> None:
     assert not checker.add(0, 2, erp)  # redelivered
     assert checker.add(0, 3, pim)
     assert checker.waiting == 2
+
+
+def test_the_dedupe_key_is_the_json_list_of_source_and_id() -> None:
+    """Markers already in Redis carry this form: it must not change."""
+    texts = ["erp", 'a"b', "back\\slash", "é中", "\x00\x1f\x7f", "\ud800", "\u2028", ""]
+    for source in texts:
+        for event_id in texts:
+            key = EventIdentity(source, event_id).dedupe_key
+            assert key == json.dumps([source, event_id], ensure_ascii=False)
