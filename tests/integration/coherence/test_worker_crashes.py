@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from kafka import KafkaAdminClient
 
 from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.embedded_redis import RedisServerProcess
+from services.adapters.sql.audit import AuditLog
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
 from services.core.events import ProductSpecUpdated, new_event
@@ -139,3 +141,62 @@ def test_strict_mode_dead_letters_unknown_products(
         assert unknown.event_id not in env.audit().applied_event_ids()
     finally:
         worker.stop()
+
+
+def _wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_no_commit_past_an_event_whose_audit_row_is_not_committed(
+    fresh_env: Callable[[], WorkerEnv], tmp_path: Path
+) -> None:
+    """The consumer runs on the app's loop; acks stay manual: a record whose bump Redis
+    acknowledged but whose audit row cannot commit (the database is locked) is not acked,
+    so no commit passes it; a restarted worker writes its row."""
+    env = fresh_env()
+    path = tmp_path / "audit.db"
+    url = f"sqlite:///{path}"
+    upgrade(url)
+    audit = AuditLog(make_engine(url))
+    worker = env.worker("audit-a", CACHECOH_DATABASE_URL=url).start()
+    worker.wait_ready()
+    applied = new_event("audit-p", ["weight"], 2, source="test")
+    blocked = [new_event("audit-p", ["weight"], 3 + i, source="test") for i in range(5)]
+    generations = redis.Redis.from_url(env.redis_url)
+    lock = sqlite3.connect(path, isolation_level=None, timeout=30)
+    try:
+        with env.publisher() as pub:
+            first = pub.publish(applied)
+            assert _wait_for(lambda: applied.event_id in audit.applied_event_ids(), 30)
+            lock.execute("BEGIN IMMEDIATE")  # no other writer commits until we let go
+            offsets = [pub.publish(e) for e in blocked]
+        key = env.keys.generations("audit-p")
+        # every bump is applied in Redis, none of the rows can be written
+        assert _wait_for(lambda: generations.hget(key, "_spec_version") == b"7", 30)
+        worker.stop()  # graceful if it can; killed if the blocked write holds it up
+    finally:
+        lock.rollback()
+        lock.close()
+        generations.close()
+    admin = KafkaAdminClient(bootstrap_servers=env.broker.bootstrap)
+    try:
+        committed = {
+            tp.partition: meta.offset
+            for tp, meta in admin.list_group_offsets(env.group)[env.group].items()
+        }
+    finally:
+        admin.close()
+    assert committed.get(first.partition, 0) <= offsets[0].offset
+    ids = {e.event_id for e in blocked}
+    assert audit.applied_event_ids() & ids == set()
+    restarted = env.worker("audit-b", CACHECOH_DATABASE_URL=url).start()
+    try:
+        restarted.wait_ready()
+        assert _wait_for(lambda: ids <= audit.applied_event_ids(), 60)
+    finally:
+        restarted.stop()
