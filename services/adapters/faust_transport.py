@@ -12,6 +12,10 @@ consumer's drain loop puts each fetch's records, as one batch, on a ``BatchHando
 that the applying task reads. faust keeps the group membership, assignment, seeks,
 commits (of acked offsets only) and the app's lifecycle: this replaces only the
 delivery from the fetch to the code that applies it.
+
+faust runs its aiokafka consumer in a thread of its own; here that service runs on the
+app's event loop (``InLoopConsumerThread``), so a fetch, a commit or a seek is a plain
+await instead of a hop between two loops and a GIL hand-over.
 """
 
 from __future__ import annotations

@@ -47,8 +47,8 @@ class CoherenceSettings(CommonSettings):
         1.0,
         gt=0,
         le=5,
-        description="The interpreter's thread switch interval (Python's default is 5): faust's "
-        "consumer thread waits up to this long for the GIL while the applying loop runs.",
+        description="The interpreter's thread switch interval (Python's default is 5): the event "
+        "loop waits up to this long for the GIL while an audit write runs in its thread.",
     )
     rebalance_timeout_s: float = Field(10.0, gt=0, description="Consumer-group rebalance bound.")
     session_timeout_s: float = Field(
