@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import sys
 from collections.abc import Callable
@@ -10,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import faust
-import mode.loop
 from prometheus_client import start_http_server
 
 from services.adapters.contract_files import EVENT_SCHEMA, load_mappings, read_json, validator_for
@@ -92,23 +90,11 @@ class CoherenceWorker:
         worker.execute_from_commandline()
 
 
-def use_fastest_event_loop() -> str:
-    """uvloop when installed (its loop, transports and timers cost a fraction of
-    asyncio's: the worker's fetch loop and Redis round trips run on them), through
-    mode's own switch; before anything creates the app's loop."""
-    if importlib.util.find_spec("uvloop") is None:
-        return "asyncio"
-    mode.loop.use("uvloop")
-    return "uvloop"
-
-
 def build_worker(settings: CoherenceSettings) -> CoherenceWorker:
-    event_loop = use_fastest_event_loop()
     logging.basicConfig(
         level=settings.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    log.info("event loop: %s", event_loop)
     mappings = load_domain_mappings(settings)
     validator = validator_for(EVENT_SCHEMA, settings.schemas_dir)
     spec_store = prepare_database(settings)
