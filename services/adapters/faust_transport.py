@@ -54,8 +54,8 @@ class FetchWaitControl:
                 self._apply(consumer)
 
     def _apply(self, consumer: Any) -> None:
-        # aiokafka reads these private attributes when it builds each fetch request;
-        # an int assignment is atomic, so the consumer thread sees it on its next fetch.
+        # aiokafka reads these private attributes when it builds each fetch request, so
+        # the next fetch uses the new wait.
         consumer._fetch_max_wait_ms = self.wait_ms
         if consumer._fetcher is not None:
             consumer._fetcher._fetch_max_wait_ms = self.wait_ms

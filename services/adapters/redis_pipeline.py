@@ -1,4 +1,5 @@
-"""One pipelined Redis connection for the gateway's hit-path lookups (single-node Redis).
+"""One pipelined Redis connection for the gateway's hit-path lookups and the coherence
+worker's bump batches (single-node Redis).
 
 redis-py takes a pooled connection per call, wraps each read in a timeout, runs its
 retry, health-check, re-auth and observability hooks, and writes each command with its
@@ -11,7 +12,8 @@ Errors are redis-py's (``ConnectionError``, ``TimeoutError``, ``ResponseError``)
 stores translate them into ``StoreUnavailable`` as for any other Redis call. A call
 waits at most ``timeout_s``: the oldest unanswered call past it drops the connection,
 failing every call on it (the next call reconnects). A connection found closed when a
-call is written is replaced once (lookups are idempotent).
+call is written is replaced once (lookups are idempotent; so are bumps: deduped by
+event, offsets recorded as a maximum).
 """
 
 from __future__ import annotations
