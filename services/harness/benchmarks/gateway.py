@@ -109,6 +109,9 @@ class CpuShares:
     #: Hits per CPU-second of all gateway processes: throughput per unit of the CPU the
     #: gateway got, which is what more workers can scale when the cores are saturated.
     hits_per_gateway_cpu_s: float
+    #: The machine was ≥ 90 % busy: the phase's req/s is the machine's limit, not the
+    #: gateway's, and more workers can only take CPU from Redis and the load generator.
+    saturated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +354,7 @@ class CpuMeter:
             cores=os.cpu_count() or 1,
             connections=self._gateways.connections(),
             hits_per_gateway_cpu_s=round(hits / gateway_s, 1) if gateway_s > 0 else 0.0,
+            saturated=machine / wall >= 0.9 * (os.cpu_count() or 1),
         )
 
 
@@ -666,6 +670,8 @@ async def _measure(
             await hits(warm_bodies, request_hit, report.request_layer, "request", 2000)
             await hits(streamed_bodies, request_hit, report.streamed, "streamed", 2000)
             if config.wrk_seconds > 0:
+                # Only wrk's connections open while it runs (counted per worker).
+                await client.close()
                 with tempfile.TemporaryDirectory(prefix="cachecoh-wrk-") as scripts:
                     for connections in (config.concurrency, 1):
                         report.wrk[f"c{connections}"] = await _wrk_phase(
@@ -858,7 +864,7 @@ def render_text(report: GatewayBenchReport) -> str:
         lines.append(
             f"  {label:<14} {workers} | {redis_cores} | {c.load_generator:.2f} | {c.others:.2f} "
             f"({c.machine:.2f} of {c.cores}); {'/'.join(map(str, c.connections))}; "
-            f"{c.hits_per_gateway_cpu_s:,.0f}"
+            f"{c.hits_per_gateway_cpu_s:,.0f}{' (machine saturated)' if c.saturated else ''}"
         )
     if report.miss_path:
         m = report.miss_path
