@@ -37,7 +37,7 @@ def _encode(parts: Sequence[Arg]) -> bytes:
 
 
 def _encode_parts(parts: Sequence[Arg]) -> bytes:
-    out = []
+    out: list[bytes] = []
     for part in parts:
         raw = part if isinstance(part, bytes) else str(part).encode()
         out += (b"$", str(len(raw)).encode(), b"\r\n", raw, b"\r\n")

@@ -282,8 +282,13 @@ class _DeadlineProtocol(HttpToolsProtocol):
         self._arm(self.body_timeout_s, "body")
 
     def on_message_complete(self) -> None:
-        self._deadline_at = None
-        self._stage = "answering"
+        cycle = self.cycle
+        if cycle is not None and cycle.response_complete and not self.pipeline:
+            # answered before its body had all arrived (a 413): now idle, kept alive
+            self._arm(self.timeout_keep_alive, "keep_alive")
+        else:
+            self._deadline_at = None
+            self._stage = "answering"
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
@@ -296,8 +301,9 @@ class _DeadlineProtocol(HttpToolsProtocol):
         if self.pipeline:
             cycle, app = self.pipeline.pop()
             self._start_asgi_task(cycle, app)
-        else:
-            # uvicorn's keep-alive timeout, as a deadline instead of a timer per response.
+        elif self._stage == "answering":
+            # uvicorn's keep-alive timeout, as a deadline instead of a timer per response
+            # (a request still sending its body keeps its body deadline).
             self._arm(self.timeout_keep_alive, "keep_alive")
 
     def connection_lost(self, exc: Exception | None) -> None:
