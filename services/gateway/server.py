@@ -126,10 +126,10 @@ class _GatewayCycle(RequestResponseCycle):
                 self.scope["http_version"],
                 status_code,
             )
-        names = b"-".join(name for name, _ in headers)
+        names = b"-".join([name for name, _ in headers])
         if len(names.translate(None, FORBIDDEN_IN_HEADER_NAMES)) != len(names):
             raise RuntimeError("Invalid HTTP header name.")
-        values = b"\t".join(value for _, value in headers)
+        values = b"\t".join([value for _, value in headers])
         if len(values.translate(None, FORBIDDEN_IN_HEADER_VALUES)) != len(values):
             raise RuntimeError("Invalid HTTP header value.")
         content = [STATUS_LINE[status_code]]
