@@ -11,8 +11,13 @@ and headers together are bounded to ``MAX_HEADER_BYTES`` (httptools has no such 
 beyond it: 400 and the connection closed).
 
 uvicorn writes a response's head and each body chunk with their own ``send`` system
-call; here the writes of one event-loop turn leave together (``_CoalescedTransport``):
-a cache hit is one write instead of two (three when streamed).
+call; here the writes of one event-loop turn leave together (``_CoalescedTransport``),
+and a response leaves as soon as it is complete: a cache hit is one write instead of two
+(three when streamed), made in the turn that produced it. The deadlines (and uvicorn's
+keep-alive timeout) are times on the connection checked by one sweep per server, not
+timers per request, and the response head is checked with two ``bytes.translate`` calls
+instead of two regular-expression searches per header (``_GatewayCycle``). The
+overridden uvicorn methods follow uvicorn 0.3x line for line otherwise.
 """
 
 from __future__ import annotations
