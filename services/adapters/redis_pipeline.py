@@ -22,7 +22,7 @@ import asyncio
 import hashlib
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import hiredis
@@ -35,10 +35,14 @@ Arg = str | bytes | int
 
 
 def _encode(parts: Sequence[Arg]) -> bytes:
-    out = [b"*%d\r\n" % len(parts)]
+    return b"*%d\r\n" % len(parts) + _encode_parts(parts)
+
+
+def _encode_parts(parts: Sequence[Arg]) -> bytes:
+    out: list[bytes] = []
     for part in parts:
         raw = part if isinstance(part, bytes) else str(part).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(raw), raw))
+        out += (b"$", str(len(raw)).encode(), b"\r\n", raw, b"\r\n")
     return b"".join(out)
 
 
@@ -89,13 +93,20 @@ class _Connection(asyncio.Protocol):
     def call(self, command: bytes) -> asyncio.Future[Any]:
         if self.closed or self._transport is None:
             raise RedisConnectionError("redis connection closed")
-        waiter: asyncio.Future[Any] = self._loop.create_future()
-        self._pending.append((waiter, self._loop.time() + self._timeout_s))
-        if not self._out:
-            self._loop.call_soon(self._flush)
-        self._out.append(command)
+        loop = self._loop
+        waiter: asyncio.Future[Any] = loop.create_future()
+        pending = self._pending
+        if not pending and not self._out:
+            # Nothing in flight: nothing to batch with, so no loop turn is waited for (a
+            # lone client's hit); calls that follow in this turn are joined as below.
+            self._transport.write(command)
+        else:
+            if not self._out:
+                loop.call_soon(self._flush)
+            self._out.append(command)
+        pending.append((waiter, loop.time() + self._timeout_s))
         if self._watchdog is None:
-            self._watchdog = self._loop.call_later(self._timeout_s, self._check)
+            self._watchdog = loop.call_later(self._timeout_s, self._check)
         return waiter
 
     def _flush(self) -> None:
@@ -173,7 +184,13 @@ class PipelinedRedis:
 
     async def evalsha(self, script: Script, keys: Sequence[Arg], args: Sequence[Arg] = ()) -> Any:
         """Run a script by its SHA1; loaded with ``EVAL`` when Redis does not know it."""
-        command = _encode(["EVALSHA", script.sha, len(keys), *keys, *args])
+        parts = len(keys) + len(args)
+        head = script.heads.get((len(keys), parts))
+        if head is None:
+            # "EVALSHA <sha> <numkeys>" encoded once per shape of call
+            head = b"*%d\r\n" % (parts + 3) + _encode_parts(["EVALSHA", script.sha, len(keys)])
+            script.heads[(len(keys), parts)] = head
+        command = head + _encode_parts(keys) + _encode_parts(args)
         try:
             return await self._call(command)
         except ResponseError as exc:
@@ -243,7 +260,8 @@ class PipelinedRedis:
 
     async def _call(self, command: bytes) -> Any:
         connection = self._connection
-        if connection is None or connection.closed or connection._loop is not _running():
+        # ``is_running``, not ``get_running_loop()``: that one costs a getpid system call.
+        if connection is None or connection.closed or not connection._loop.is_running():
             connection = await self._connect()
             return await connection.call(command)
         try:
@@ -303,6 +321,8 @@ class PipelinedRedis:
 class Script:
     source: str
     sha: str
+    #: The encoded head of an ``EVALSHA`` of this script, per (keys, keys + arguments).
+    heads: dict[tuple[int, int], bytes] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, source: str) -> Script:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
@@ -17,6 +17,9 @@ from services.core.csr import (
     cost_of_upstream_call,
     savings_rate,
 )
+
+#: Distinct (model, layer, usage, lookups) hit costs kept; beyond, the memo starts over.
+_HIT_ENTRIES = 4096
 
 
 def usage_of(raw: Any) -> Usage | None:
@@ -46,6 +49,17 @@ class CostLedger:
     unpriced: Counter
     _without: float = 0.0
     _with: float = 0.0
+    #: A hit's entry depends only on these; computed once per key (hits repeat them).
+    _hit_entries: dict[tuple[str, CostLayer, Usage, int], CostEntry] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    #: The labelled counters per layer, resolved once (``labels`` takes a lock per call).
+    _saved_by: dict[CostLayer, Any] = field(default_factory=dict, init=False, repr=False)
+    _overhead_by: dict[CostLayer, Any] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Read when scraped, not set per booking (a locked gauge update per hit).
+        self.rate.set_function(lambda: savings_rate(self._without, self._with))
 
     @classmethod
     def create(cls, prices: PriceTable, registry: CollectorRegistry) -> CostLedger:
@@ -86,7 +100,13 @@ class CostLedger:
         )
 
     def hit(self, model: str, layer: CostLayer, usage: Usage, lookups: int) -> None:
-        self._book(cost_of_hit(self.prices, model, usage, layer, lookups))
+        key = (model, layer, usage, lookups)
+        entry = self._hit_entries.get(key)
+        if entry is None:
+            if len(self._hit_entries) >= _HIT_ENTRIES:
+                self._hit_entries.clear()
+            entry = self._hit_entries[key] = cost_of_hit(self.prices, model, usage, layer, lookups)
+        self._book(entry)
 
     def upstream_call(self, model: str, raw_usage: Any, lookups: Mapping[CostLayer, int]) -> None:
         usage = usage_of(raw_usage)
@@ -101,12 +121,17 @@ class CostLedger:
         for layer, amount in entry.saved_by.items():
             # Counters only go up: a layer's negative contribution is its lookup overhead.
             if amount >= 0:
-                self.saved.labels(layer.value).inc(amount)
+                saved = self._saved_by.get(layer)
+                if saved is None:
+                    saved = self._saved_by[layer] = self.saved.labels(layer.value)
+                saved.inc(amount)
             else:
-                self.lookup_overhead.labels(layer.value).inc(-amount)
+                overhead = self._overhead_by.get(layer)
+                if overhead is None:
+                    overhead = self._overhead_by[layer] = self.lookup_overhead.labels(layer.value)
+                overhead.inc(-amount)
         self._without += entry.without_cache
         self._with += entry.with_cache
-        self.rate.set(savings_rate(self._without, self._with))
 
     def snapshot(self) -> dict[str, float]:
         return {"without_cache_usd": self._without, "with_cache_usd": self._with}

@@ -77,7 +77,7 @@ from services.core.redacted_text import for_extractor
 from services.core.redaction import PiiKind, Redaction
 from services.core.request_key import canonical_request, salted_digest
 from services.core.response_identity import (
-    completion_id,
+    CompletionIds,
     conform_completion,
     identified,
     stable_etag,
@@ -162,6 +162,7 @@ class GatewayService:
         self._decisions: DigestMemo[SemanticDecision] = DigestMemo(self.memo_entries)
         self._prepared = HitMemo(self.memo_entries)
         self._known = KnownRequests(self.memo_entries)
+        self._ids = CompletionIds()
         self._flights = SingleFlights(
             self.store,
             self.leases,
@@ -543,10 +544,11 @@ class GatewayService:
         created = int(now)
         status = _HIT_STATUS[layer]
         if stream:
-            events = hit.replay.events(completion_id(), created, include_usage=include_usage)
+            events = hit.replay.events(self._ids.next(), created, include_usage=include_usage)
             # one write: a replay has nothing to wait for between its events
             return ChatReply(status, headers, events=(b"".join(events),))
-        return ChatReply(status, headers, body=identified(hit.answer.response, created))
+        body = identified(hit.answer.response, created, self._ids.next())
+        return ChatReply(status, headers, body=body)
 
     def _promote(self, call: ChatCall, keys: AnswerKeys, answer: CachedAnswer) -> None:
         """Copy a semantic answer into the request layer (guarded by its own snapshot)."""

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
 import secrets
 import statistics
 import subprocess
@@ -40,9 +41,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import httpx
 import orjson
@@ -87,6 +89,32 @@ class GatewayBenchConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class CpuShares:
+    """Where the machine's CPU went during a phase, in cores (CPU-seconds per second of
+    the phase): with two cores, gateway + Redis + load generator + others ≤ 2."""
+
+    #: Each gateway worker, in start order.
+    gateways: tuple[float, ...]
+    #: The Redis server (None: not a local process); it is shared with other users of it.
+    redis: float | None
+    #: The process generating the load (this one, or ``wrk``).
+    load_generator: float
+    #: Every process on the machine (``/proc/stat``), and what is nobody's above.
+    machine: float
+    others: float
+    cores: int
+    #: Established client connections each worker held at the end (``SO_REUSEPORT``
+    #: spreads them by a hash of the connection's addresses).
+    connections: tuple[int, ...]
+    #: Hits per CPU-second of all gateway processes: throughput per unit of the CPU the
+    #: gateway got, which is what more workers can scale when the cores are saturated.
+    hits_per_gateway_cpu_s: float
+    #: The machine was ≥ 90 % busy: the phase's req/s is the machine's limit, not the
+    #: gateway's, and more workers can only take CPU from Redis and the load generator.
+    saturated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class PhaseResult:
     clients: int
     requests: int
@@ -100,6 +128,7 @@ class PhaseResult:
     #: Gateway processes' CPU time (user + system) per request, milliseconds.
     cpu_ms_per_request: float
     load_average_1m: float
+    cpu: CpuShares | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +151,7 @@ class WrkResult:
     non_2xx: int
     cpu_ms_per_request: float
     load_average_1m: float
+    cpu: CpuShares | None = None
 
 
 @dataclass
@@ -189,13 +219,27 @@ class Gateways:
 
     processes: Sequence[psutil.Process]
     profile_dir: Path | None = None
+    port: int = 0
+    redis: psutil.Process | None = None
 
     def cpu_seconds(self) -> float:
-        total = 0.0
+        return sum(_cpu_seconds(process) for process in self.processes)
+
+    def meter(self) -> CpuMeter:
+        """Start measuring every process's share of the CPU (see :class:`CpuShares`)."""
+        return CpuMeter(self)
+
+    def connections(self) -> tuple[int, ...]:
+        counts = []
         for process in self.processes:
-            times = process.cpu_times()
-            total += times.user + times.system
-        return total
+            counts.append(
+                sum(
+                    1
+                    for c in process.net_connections(kind="tcp")
+                    if c.status == psutil.CONN_ESTABLISHED and c.laddr and c.laddr.port == self.port
+                )
+            )
+        return tuple(counts)
 
     def profile(self, name: str, seconds: int) -> list[subprocess.Popen[bytes]]:
         """py-spy recorders of every gateway process for ``seconds`` (flame graph SVGs)."""
@@ -224,6 +268,94 @@ class Gateways:
             )
             for index, process in enumerate(self.processes)
         ]
+
+
+def _cpu_seconds(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+def _children_cpu_seconds() -> float:
+    # wrk's CPU time, once it is reaped (a child's time is only counted then).
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _machine_busy_seconds() -> float:
+    """CPU-seconds every process on the machine used since boot (``/proc/stat``)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def _redis_process(redis_url: str) -> psutil.Process | None:
+    """The local process listening on the Redis URL's port, when there is one."""
+    parsed = urlparse(redis_url)
+    if parsed.scheme != "redis" or parsed.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return None
+    port = parsed.port or 6379
+    try:
+        for connection in psutil.net_connections(kind="tcp"):
+            if (
+                connection.status == psutil.CONN_LISTEN
+                and connection.laddr
+                and connection.laddr.port == port
+                and connection.pid is not None
+            ):
+                return psutil.Process(connection.pid)
+    except psutil.Error:
+        return None
+    return None
+
+
+class CpuMeter:
+    """CPU time of the gateways, Redis, the load generator and the machine between its
+    start and :meth:`shares`."""
+
+    def __init__(self, gateways: Gateways) -> None:
+        self._gateways = gateways
+        self._me = psutil.Process()
+        self._started = time.perf_counter()
+        self._workers = [_cpu_seconds(p) for p in gateways.processes]
+        self._redis = self._redis_seconds()
+        self._me_s = _cpu_seconds(self._me)
+        self._children = _children_cpu_seconds()
+        self._machine = _machine_busy_seconds()
+
+    def _redis_seconds(self) -> float | None:
+        redis_process = self._gateways.redis
+        if redis_process is None:
+            return None
+        try:
+            return _cpu_seconds(redis_process)
+        except psutil.Error:
+            return None
+
+    def shares(self, hits: int) -> CpuShares:
+        wall = max(time.perf_counter() - self._started, 1e-9)
+        workers = [
+            _cpu_seconds(p) - before
+            for p, before in zip(self._gateways.processes, self._workers, strict=True)
+        ]
+        redis_now = self._redis_seconds()
+        redis_s = (
+            redis_now - self._redis if redis_now is not None and self._redis is not None else None
+        )
+        load = (_cpu_seconds(self._me) - self._me_s) + (_children_cpu_seconds() - self._children)
+        machine = _machine_busy_seconds() - self._machine
+        ours = sum(workers) + (redis_s or 0.0) + load
+        gateway_s = sum(workers)
+        return CpuShares(
+            gateways=tuple(round(w / wall, 3) for w in workers),
+            redis=round(redis_s / wall, 3) if redis_s is not None else None,
+            load_generator=round(load / wall, 3),
+            machine=round(machine / wall, 3),
+            others=round(max(0.0, machine - ours) / wall, 3),
+            cores=os.cpu_count() or 1,
+            connections=self._gateways.connections(),
+            hits_per_gateway_cpu_s=round(hits / gateway_s, 1) if gateway_s > 0 else 0.0,
+            saturated=machine / wall >= 0.9 * (os.cpu_count() or 1),
+        )
 
 
 async def _run_phase(
@@ -261,10 +393,12 @@ async def _run_phase(
     load = os.getloadavg()[0]
     recorders = gateways.profile(profile_as, 8) if profile_as else []
     cpu_before = gateways.cpu_seconds()
+    meter = gateways.meter()
     started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(clients)))
     seconds = time.perf_counter() - started
     cpu = gateways.cpu_seconds() - cpu_before
+    shares = meter.shares(requests)
     for recorder in recorders:
         await asyncio.to_thread(recorder.wait)
     latencies.sort()
@@ -280,6 +414,7 @@ async def _run_phase(
         unexpected=unexpected,
         cpu_ms_per_request=round(cpu * 1000 / requests, 4),
         load_average_1m=round(load, 2),
+        cpu=shares,
     )
 
 
@@ -323,6 +458,15 @@ async def _wrk_phase(
     script.write_text(_WRK_SCRIPT % (bodies, API_KEY), "utf-8")
     load = os.getloadavg()[0]
     cpu_before = gateways.cpu_seconds()
+    meter = gateways.meter()
+    connections_seen: list[tuple[int, ...]] = []
+
+    async def look_at_connections() -> None:
+        # wrk holds its connections until it ends: count them half-way through.
+        await asyncio.sleep(seconds / 2)
+        connections_seen.append(gateways.connections())
+
+    looking = asyncio.create_task(look_at_connections())
     process = await asyncio.create_subprocess_exec(
         "wrk",
         "-t1",
@@ -337,6 +481,7 @@ async def _wrk_phase(
     )
     out, _ = await process.communicate()
     cpu = gateways.cpu_seconds() - cpu_before
+    await looking
     text = out.decode()
     numbers: dict[str, str] = {}
     for line in text.splitlines():
@@ -352,6 +497,9 @@ async def _wrk_phase(
     if "rps" not in numbers:
         raise RuntimeError(f"wrk failed: {text}")
     total = max(1, int(numbers.get("total", "1")))
+    shares = meter.shares(total)
+    if connections_seen:
+        shares = replace(shares, connections=connections_seen[0])
     return WrkResult(
         connections=connections,
         seconds=seconds,
@@ -361,6 +509,7 @@ async def _wrk_phase(
         non_2xx=int(numbers.get("non_2xx", "0")),
         cpu_ms_per_request=round(cpu * 1000 / total, 4),
         load_average_1m=round(load, 2),
+        cpu=shares,
     )
 
 
@@ -521,6 +670,8 @@ async def _measure(
             await hits(warm_bodies, request_hit, report.request_layer, "request", 2000)
             await hits(streamed_bodies, request_hit, report.streamed, "streamed", 2000)
             if config.wrk_seconds > 0:
+                # Only wrk's connections open while it runs (counted per worker).
+                await client.close()
                 with tempfile.TemporaryDirectory(prefix="cachecoh-wrk-") as scripts:
                     for connections in (config.concurrency, 1):
                         report.wrk[f"c{connections}"] = await _wrk_phase(
@@ -613,7 +764,10 @@ def run_gateway_bench(config: GatewayBenchConfig) -> GatewayBenchReport:
                 )
                 _wait_gateway(url, started[-1][0], log_path, port=port)
             gateways = Gateways(
-                [psutil.Process(process.pid) for process, _ in started], config.profile_dir
+                [psutil.Process(process.pid) for process, _ in started],
+                config.profile_dir,
+                port=port,
+                redis=_redis_process(config.redis_url),
             )
             _event_loop_run(_measure(url, admin_token, config, report, gateways))
         finally:
@@ -649,6 +803,9 @@ def _targets(report: GatewayBenchReport, concurrent: str) -> dict[str, Any]:
         verdicts[f"{name}_meets_cpu"] = bool(
             busy and busy.cpu_ms_per_request <= TARGET_CPU_MS_PER_HIT
         )
+        verdicts[f"{name}_meets_cpu_one_client"] = bool(
+            single and single.cpu_ms_per_request <= TARGET_CPU_MS_PER_HIT
+        )
     return verdicts
 
 
@@ -659,6 +816,18 @@ def _event_loop_run(coro: Any) -> None:
         asyncio.run(coro)
         return
     uvloop.run(coro)
+
+
+def _phases(report: GatewayBenchReport) -> list[tuple[str, PhaseResult | WrkResult]]:
+    named: list[tuple[str, PhaseResult | WrkResult]] = []
+    for layer, phases in (
+        ("request", report.request_layer),
+        ("streamed", report.streamed),
+        ("semantic", report.semantic_layer),
+        ("wrk", report.wrk),
+    ):
+        named.extend((f"{layer} {clients}", phase) for clients, phase in phases.items())
+    return named
 
 
 def render_text(report: GatewayBenchReport) -> str:
@@ -681,6 +850,21 @@ def render_text(report: GatewayBenchReport) -> str:
             f"{'wrk':<10} {wrk.connections:>7} {wrk.req_per_s:>9.1f} {wrk.p50_ms:>8.3f} "
             f"{wrk.p99_ms:>8.3f} {wrk.cpu_ms_per_request:>11.4f} "
             f"{wrk.load_average_1m:>5.2f} {wrk.non_2xx:>10}"
+        )
+    lines.append(
+        "CPU, in cores (CPU-s per s): gateway workers | Redis | load generator | others "
+        "(machine of N cores); connections per worker; hits per gateway CPU-second"
+    )
+    for label, measured in _phases(report):
+        if measured.cpu is None:
+            continue
+        c = measured.cpu
+        workers = " + ".join(f"{w:.2f}" for w in c.gateways)
+        redis_cores = f"{c.redis:.2f}" if c.redis is not None else "-"
+        lines.append(
+            f"  {label:<14} {workers} | {redis_cores} | {c.load_generator:.2f} | {c.others:.2f} "
+            f"({c.machine:.2f} of {c.cores}); {'/'.join(map(str, c.connections))}; "
+            f"{c.hits_per_gateway_cpu_s:,.0f}{' (machine saturated)' if c.saturated else ''}"
         )
     if report.miss_path:
         m = report.miss_path

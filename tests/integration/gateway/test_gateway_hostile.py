@@ -181,6 +181,31 @@ async def test_idle_slow_header_and_slow_body_connections_are_closed(
         assert (await client.get("/health")).status_code == 200
 
 
+async def test_an_idle_kept_alive_connection_is_closed_after_the_keep_alive_timeout(
+    gateway_factory: GatewayFactory, engine: ManagedProcess
+) -> None:
+    # The keep-alive timeout is a deadline the sweep checks, not a timer per response.
+    gateway = await gateway_factory(engine.url, **LIMITS, keep_alive_timeout_s=1)
+    host, port = gateway.url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert head.startswith(b"HTTP/1.1 200")
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        await reader.readexactly(length)
+        started = asyncio.get_running_loop().time()
+        assert await asyncio.wait_for(reader.read(), 5) == b""
+        assert asyncio.get_running_loop().time() - started >= 0.9
+    finally:
+        writer.close()
+
+
 async def test_oversized_headers_are_refused(
     gateway_factory: GatewayFactory, engine: ManagedProcess
 ) -> None:

@@ -4,6 +4,7 @@ general tags, per-response identity."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -18,6 +19,8 @@ from services.core.chat_request import InvalidRequest
 from services.core.product_mentions import ProductNames
 from services.core.redacted_text import for_extractor, for_upstream
 from services.core.response_identity import (
+    CompletionIds,
+    completion_id,
     conform_completion,
     identified,
     stable_bytes,
@@ -152,6 +155,16 @@ def test_a_stored_stable_part_is_served_with_a_fresh_identity_without_parsing() 
     assert served["created"] == 42 and served["id"].startswith("chatcmpl-")
     assert served["object"] == "chat.completion" and served["choices"] == []
     assert json.loads(identified(b"{}", 7))["created"] == 7
+
+
+def test_completion_ids_drawn_in_batches_are_fresh_and_shaped_like_single_ones() -> None:
+    ids = CompletionIds(batch=4)
+    drawn = [ids.next() for _ in range(10)]  # across two refills and a part
+    assert len(set(drawn)) == 10
+    assert all(re.fullmatch(r"chatcmpl-[0-9a-f]{24}", i) for i in drawn)
+    assert re.fullmatch(r"chatcmpl-[0-9a-f]{24}", completion_id())
+    served = json.loads(identified(b"{}", 7, drawn[0]))
+    assert served["id"] == drawn[0]
 
 
 def test_tenant_answer_policies_are_validated_naming_the_field() -> None:
