@@ -77,7 +77,15 @@ class AttributeResolver:
 
         strong, strong_named = pick("strong")
         if strong:
-            return self._choose(strong, labelled, "strong")
+            choice = self._choose(strong, labelled, "strong")
+            rival = self._rival_value(choice.attribute, labelled, category)
+            if choice.attribute is not None and rival is not None:
+                # "换新…是8年吗": the phrase reads one attribute, the value asked to be
+                # confirmed is another's (a warranty period): two readings compete.
+                return AttributeChoice(
+                    None, f"a stated value of {rival} competes with {choice.attribute}"
+                )
+            return choice
         implied = {self._topic_attribute[k] for k in constraint_keys if k in self._topic_attribute}
         implied = {a for a in implied if self._applies(a, category)}
         if len(implied) == 1:
@@ -95,6 +103,25 @@ class AttributeResolver:
         if strong_named or values_named or weak_named:
             return AttributeChoice(None, "attribute does not apply to this product")
         return AttributeChoice(None, "no attribute found")
+
+    def _rival_value(
+        self, attribute: str | None, labelled: Sequence[tuple[Hit, Label]], category: str | None
+    ) -> str | None:
+        """An attribute of a stated value in the question that is not ``attribute``: a
+        value none of whose readings is ``attribute`` (7天 is a return period as well as a
+        delivery time, so it never competes with a return question), and that
+        ``attribute`` does not dominate."""
+        if attribute is None:
+            return None
+        by_span: dict[tuple[int, int], set[str]] = {}
+        for hit, label in labelled:
+            if label.kind == "value" and self._applies(label.name, category):
+                by_span.setdefault((hit.start, hit.end), set()).add(label.name)
+        dominated = self._dominance.get(attribute, frozenset())
+        for names in by_span.values():
+            if attribute not in names and not names <= dominated:
+                return sorted(names - dominated)[0]
+        return None
 
     def _applies(self, attribute: str, category: str | None) -> bool:
         spec = self._specs.get(attribute)

@@ -355,6 +355,11 @@ class SemanticExtractor:
             ],
         )
         attribute_hits = _without_value_nouns(attribute_hits, reading.hits, masked)
+        attribute_hits = [
+            h
+            for h in attribute_hits
+            if not self._constraints.ends_in_variant_word(masked, h.start, h.end, boundaries)
+        ]
         choice = self._attributes.resolve(attribute_hits, category, reading.values)
         if choice.attribute is None:
             return NoFingerprint(choice.reason), False
@@ -393,12 +398,14 @@ class SemanticExtractor:
                 return NoFingerprint(
                     f"a {only_products[0]} only a product's {attribute} has, but no product"
                 ), False
-        if constraint_choice.open_keys and any(h.label.startswith("#") for h in choice.hits):
+        durations = _durations(masked) if spec.kind == "policy" else []
+        if constraint_choice.open_keys and any(
+            h.label.startswith("#") and not _touches_any(h, durations) for h in choice.hits
+        ):
             # "是2亿像素吗" names the main camera without saying so: not the summary class.
             return NoFingerprint(
                 f"a stated value implies a {constraint_choice.open_keys[0]}"
             ), False
-        durations = _durations(masked) if spec.kind == "policy" else []
         if attribute in self._money_attributes:
             durations += _stated_amounts(masked)
         stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
@@ -632,6 +639,12 @@ def _mask(text: str, mentions: Sequence[Mention], mark: str) -> str:
             if not chars[i].isspace():
                 chars[i] = mark
     return "".join(chars)
+
+
+def _touches_any(hit: Hit, others: Sequence[Hit]) -> bool:
+    """Whether ``hit`` overlaps one of ``others`` (a policy's own period: "within 7 days"
+    states the rule's period, never a variant of it)."""
+    return any(o.start < hit.end and hit.start < o.end for o in others)
 
 
 def _touches(mention: Mention, hits: Sequence[Hit]) -> bool:
