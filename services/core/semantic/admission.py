@@ -146,6 +146,11 @@ class AdmissionGate:
                 return intent, _describe(hits)
         return None
 
+    def hits(self, intent: str, masked: str, boundaries: frozenset[int]) -> list[Hit]:
+        """Where ``intent``'s phrases and patterns occur in ``masked``."""
+        phrase_set = self._sets.get(intent)
+        return phrase_set.find(masked, boundaries) if phrase_set is not None else []
+
     def matches(self, intent: str, text: str) -> bool:
         """Whether ``intent``'s phrases or patterns occur in ``text`` (no word boundaries)."""
         phrase_set = self._sets.get(intent)

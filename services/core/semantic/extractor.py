@@ -302,6 +302,49 @@ class SemanticExtractor:
             if (word := match.group().lower()) in self._known_words
         )
 
+    def _situation_blanked(
+        self, gate_text: str, masked: str, boundaries: frozenset[int], intent: str
+    ) -> str | None:
+        """``gate_text`` with the clauses blanked that only describe the asker's
+        situation, when another clause names the product: a clause with no product, no
+        attribute word and no higher bypass, whose ``intent`` cues are either a future
+        time of the asker's own plans (a first-person clause: 我下周要出差) or, for a
+        comparison, a degree adverb before an adjective (车库比较窄: "fairly narrow")."""
+        clauses = _clauses(gate_text)
+        if len(clauses) < 2 or not any(
+            PRODUCT_MASK in gate_text[s:e] or UNKNOWN_MASK in gate_text[s:e] for s, e in clauses
+        ):
+            return None
+        cues = self._gate.hits(intent, gate_text, boundaries)
+        worded = [(h.start, h.end) for h in self._attributes.find(masked, boundaries)]
+        blanked: list[tuple[int, int]] = []
+        for start, end in clauses:
+            clause = gate_text[start:end]
+            inside = [h for h in cues if start <= h.start and h.end <= end]
+            if (
+                not inside
+                or PRODUCT_MASK in clause
+                or UNKNOWN_MASK in clause
+                or any(start < e and s < end for s, e in worded)
+            ):
+                continue
+            local = frozenset(b - start for b in boundaries if start <= b <= end) | {0, len(clause)}
+            alone = self._gate.first_bypass(clause, local, {})
+            if alone is None or alone[0] != intent:
+                continue  # a personal or real-time cue in the clause still counts
+            if intent == "compare":
+                adverbs = {
+                    (s + start, e + start) for s, e in self._segmenter.degree_adverbs(clause)
+                }
+                if any((h.start, h.end) not in adverbs for h in inside):
+                    continue
+            elif not _FIRST_PERSON.search(clause):
+                continue
+            blanked.append((start, end))
+        if not blanked:
+            return None
+        return _blank_spans(gate_text, blanked)
+
     def _decide_scanned(
         self, norm: str, scan: ProductScan, trademarks: frozenset[str] = frozenset()
     ) -> tuple[SemanticDecision, bool]:
@@ -341,6 +384,12 @@ class SemanticExtractor:
                 blanked = _blank_spans(gate_text, spans)
                 if blanked != gate_text:
                     bypass = self._gate.first_bypass(blanked, boundaries, structural)
+        if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
+            # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
+            # (no product, no attribute word) carries no bypass of the question asked.
+            situation = self._situation_blanked(gate_text, masked, boundaries, bypass[0])
+            if situation is not None:
+                bypass = self._gate.first_bypass(situation, boundaries, structural)
         if bypass is not None:
             return Bypass(*bypass), False
 
@@ -421,6 +470,25 @@ class SemanticExtractor:
             constraints=constraint_choice.constraints,
         )
         return fingerprint, choice.by_unit
+
+
+#: Bypass intents whose cues may only describe the asker's situation in a clause of its own.
+_SITUATION_INTENTS = frozenset(("predict", "compare"))
+_FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z])")
+_CLAUSE_SPLIT = re.compile(r"[,，.。?？!！;；]")
+
+
+def _clauses(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the clauses of ``text``, split at punctuation."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _CLAUSE_SPLIT.finditer(text):
+        if match.start() > start:
+            spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
 
 
 UNKNOWN_WORD_CHECK = True
