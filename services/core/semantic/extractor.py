@@ -50,6 +50,7 @@ class SemanticExtractor:
         english_words: Mapping[str, int] | None = None,
     ) -> None:
         lexicon_doc: Mapping[str, Any] = lexicon if lexicon is not None else {}
+        spec_units = _spec_units(catalog, frozenset(str(u) for u in lexicon_doc.get("units", {})))
         lexicon_forms = {
             str(attr_id): [str(p) for p in raw.get("phrases", ())]
             for attr_id, raw in lexicon_doc.get("attributes", {}).items()
@@ -78,7 +79,7 @@ class SemanticExtractor:
             catalog_names,
             self._segmenter.general_frequencies,
             english_words,
-            _spec_units(catalog),
+            spec_units,
             _spec_texts(catalog),
         )
         self._normaliser = self._lexicon.normaliser
@@ -100,7 +101,7 @@ class SemanticExtractor:
         # Attributes the catalog gives in a currency: a bare number asked to be confirmed
         # ("官方价是6999吗") is their own stated value.
         self._money_attributes = frozenset(
-            a for u, by in _spec_units(catalog).items() if u in _CURRENCIES for a in by
+            a for u, by in spec_units.items() if u in _CURRENCIES for a in by
         )
         self._product_keys = _product_varying_keys(specs)
         self._products = ProductMatcher(
@@ -149,7 +150,7 @@ class SemanticExtractor:
         # The catalog's units are attribute words too ("多少毫安", "几寸").
         unit_words: dict[str, list[str]] = {}
         unit_forms = lexicon_doc.get("units", {})
-        for unit, by_attribute in _spec_units(catalog).items():
+        for unit, by_attribute in spec_units.items():
             for attr_id in by_attribute:
                 forms = [str(f) for f in unit_forms.get(unit, ())]
                 unit_words.setdefault(attr_id, []).extend(f for f in forms if len(f) >= 2)
@@ -541,18 +542,37 @@ def _blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
 
 
-def _spec_units(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str]]]:
-    """unit → attribute → categories whose specs give that attribute in that unit."""
+def _spec_units(
+    catalog: Mapping[str, Any], known_units: frozenset[str] = frozenset()
+) -> dict[str, dict[str, frozenset[str]]]:
+    """unit → attribute → categories whose specs give that attribute in that unit. A unit
+    no spec gives as its ``unit`` but a spec's note states after a number ("water
+    resistant to 50 m") types that attribute too, when it is one of ``known_units`` (the
+    lexicon's unit table); a unit some spec does use is left to the specs."""
     found: dict[str, dict[str, set[str]]] = {}
+    noted: dict[str, dict[str, set[str]]] = {}
     for raw in catalog.get("products", ()):
         category = str(raw.get("category", ""))
         for attribute, spec in raw.get("specs", {}).items():
             values = [spec] if "value" in spec else list(spec.get("values", {}).values())
             for value in values:
-                unit = value.get("unit") if isinstance(value, Mapping) else None
+                if not isinstance(value, Mapping):
+                    continue
+                unit = value.get("unit")
                 if unit:
                     found.setdefault(str(unit), {}).setdefault(str(attribute), set()).add(category)
+                for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
+                    if match.group(1) in known_units:
+                        by = noted.setdefault(match.group(1), {})
+                        by.setdefault(str(attribute), set()).add(category)
+    for unit, by_attribute in noted.items():
+        if unit not in found:
+            found[unit] = by_attribute
     return {u: {a: frozenset(c) for a, c in by.items()} for u, by in found.items()}
+
+
+#: A number and its unit in a spec's note ("max depth 6 m").
+_NOTED_UNIT = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*\s*([A-Za-z]+)\b")
 
 
 def completed_names(names: Sequence[str], all_names: Sequence[str]) -> list[str]:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from services.core.semantic.transliteration import Transliterator, variant_words
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.spelling import SpellingCorrector
 
@@ -140,7 +141,9 @@ class SlotLexicon:
         # Brand and name words that start with a numeral (三星, 一加) are words, also
         # after a Latin word ("my new 三星S24").
         protected = (*raw, *name_words, *(w for ws in brands.values() for w in ws))
-        normaliser = TextNormaliser(series_words, protected, spelling)
+        # 普罗 after a model number is the Pro of the catalog's names, as it sounds.
+        transliterator = Transliterator(variant_words(name_words), common_words or {})
+        normaliser = TextNormaliser(series_words, protected, spelling, transliterator)
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}
 

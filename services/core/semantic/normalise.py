@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from services.core.semantic.spelling import SpellingCorrector
+from services.core.semantic.transliteration import Transliterator
 
 _CN_DIGITS = {
     "零": 0,
@@ -84,15 +85,17 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 class TextNormaliser:
     """Normalises questions; built once from the vocabulary and the series words."""
 
-    __slots__ = ("_context", "_protected", "_series_words", "_spelling")
+    __slots__ = ("_context", "_protected", "_series_words", "_spelling", "_transliterator")
 
     def __init__(
         self,
         series_words: Iterable[str],
         protected_words: Iterable[str] = (),
         spelling: SpellingCorrector | None = None,
+        transliterator: Transliterator | None = None,
     ) -> None:
         self._spelling = spelling
+        self._transliterator = transliterator
         self._series_words = tuple(sorted({w.lower() for w in series_words if w}, key=len))
         self._context = 8 + max((len(w) for w in self._series_words), default=0)
         # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
@@ -110,6 +113,8 @@ class TextNormaliser:
         if _CN_NUMERAL_RUN.search(out):
             out = _GE_BEFORE_UNIT.sub(r"\1", out)
             out = _CN_NUMERAL_RUN.sub(self._convert_numeral, out)
+        if self._transliterator is not None:
+            out = self._transliterator.replace(out)
         out = _ORDINAL_GENERATION.sub(r" \1代", out)
         out = _DI_GENERATION.sub(r"\1代", out)
         out = _GEN_NUMBER.sub(r" \1代", out)
