@@ -9,6 +9,7 @@ battery is about the warranty); whatever is still ambiguous is no fingerprint.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -65,6 +66,7 @@ class AttributeResolver:
         hits: Sequence[Hit],
         category: str | None,
         constraint_keys: Iterable[str],
+        text: str = "",
     ) -> AttributeChoice:
         labelled = [(hit, parse_label(hit.label)) for hit in _outermost_and_rivals(hits)]
         labelled = [(h, lab) for h, lab in labelled if lab.applies_to(category)]
@@ -78,7 +80,7 @@ class AttributeResolver:
         strong, strong_named = pick("strong")
         if strong:
             choice = self._choose(strong, labelled, "strong")
-            rival = self._rival_value(choice.attribute, labelled, category)
+            rival = self._rival_value(choice.attribute, labelled, category, text)
             if choice.attribute is not None and rival is not None:
                 # "换新…是8年吗": the phrase reads one attribute, the value asked to be
                 # confirmed is another's (a warranty period): two readings compete.
@@ -105,17 +107,26 @@ class AttributeResolver:
         return AttributeChoice(None, "no attribute found")
 
     def _rival_value(
-        self, attribute: str | None, labelled: Sequence[tuple[Hit, Label]], category: str | None
+        self,
+        attribute: str | None,
+        labelled: Sequence[tuple[Hit, Label]],
+        category: str | None,
+        text: str,
     ) -> str | None:
-        """An attribute of a stated value in the question that is not ``attribute``: a
-        value none of whose readings is ``attribute`` (7天 is a return period as well as a
-        delivery time, so it never competes with a return question), and that
-        ``attribute`` does not dominate."""
+        """An attribute of a value the question asks to confirm ("是8年吗", "is it 8
+        years") that is not ``attribute``: a value none of whose readings is ``attribute``
+        (7天 is a return period as well as a delivery time, so it never competes with a
+        return question), and that ``attribute`` does not dominate. A value that only
+        describes a thing ("有70W适配器吗": the adapter asked about) competes with nothing."""
         if attribute is None:
             return None
         by_span: dict[tuple[int, int], set[str]] = {}
         for hit, label in labelled:
-            if label.kind == "value" and self._applies(label.name, category):
+            if (
+                label.kind == "value"
+                and self._applies(label.name, category)
+                and _CONFIRMED.search(text[max(0, hit.start - 8) : hit.start])
+            ):
                 by_span.setdefault((hit.start, hit.end), set()).add(label.name)
         dominated = self._dominance.get(attribute, frozenset())
         for names in by_span.values():
@@ -148,6 +159,10 @@ class AttributeResolver:
         (attribute,) = kept
         hits = tuple(h for h, lab in labelled if lab.name == attribute)
         return AttributeChoice(attribute, f"{strength} cue", hits)
+
+
+#: What stands right before a value asked to be confirmed.
+_CONFIRMED = re.compile(r"(?:是|(?<![a-z])(?:is|be|was)(?: (?:it|that|this|they))?)\s*$")
 
 
 def _outermost_and_rivals(hits: Sequence[Hit]) -> list[Hit]:

@@ -219,8 +219,8 @@ class ConstraintResolver:
     ) -> bool:
         """Whether ``text[start:end]`` is the modifier of a word built like a variant
         name: followed by the head its key's values share (版 of 标准版 / 长续航版), the
-        two together no piece of the vocabulary, and the head ends the word. In "焕新版" the 焕新 (heard as 换新, an
-        exchange word) names an edition, not what is asked."""
+        two together no piece of the vocabulary, and the head ends the word. In "焕新版"
+        the 焕新 (heard as 换新, an exchange word) names an edition, not what is asked."""
         if end >= len(text) or not _is_cjk(text[end]) or not _is_cjk(text[end - 1]):
             return False
         head = text[end]

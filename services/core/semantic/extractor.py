@@ -410,7 +410,7 @@ class SemanticExtractor:
             for h in attribute_hits
             if not self._constraints.ends_in_variant_word(masked, h.start, h.end, boundaries)
         ]
-        choice = self._attributes.resolve(attribute_hits, category, reading.values)
+        choice = self._attributes.resolve(attribute_hits, category, reading.values, masked)
         if choice.attribute is None:
             return NoFingerprint(choice.reason), False
         attribute = choice.attribute

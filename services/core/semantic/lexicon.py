@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from services.core.semantic.transliteration import Transliterator, variant_words
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.spelling import SpellingCorrector
+from services.core.semantic.transliteration import Transliterator, variant_words
 
 UNSUPPORTED = "_unsupported"
 #: Label prefix of a value cue typed by a unit that one attribute alone uses in a category.

@@ -20,13 +20,17 @@ from pypinyin import Style, lazy_pinyin
 
 _CJK_RUN = re.compile(r"(?<=[0-9a-z])\s?([\u4e00-\u9fff]+)")
 _MAX_WINDOW = 4
+#: Dictionary words are short: looking further would make long runs quadratic.
+_LONGEST_WORD = 8
 #: A run this frequent in the general dictionary is a word, not a transliteration.
 _COMMON = 100
 #: Function characters: no transliteration uses them (配了 is "came with", not Pro).
 _FUNCTION = frozenset("的了吗呢吧啊呀么是有在和与跟也都就还要会能可很多几哪啥怎什为对用个不没")
 _STOPS = str.maketrans({"b": "p", "d": "t", "g": "k", "c": "k", "q": "k", "r": "l"})
-_INITIALS = ("zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l", "g", "k", "h", "j", "q")
-_INITIALS += ("x", "r", "z", "c", "s")
+_INITIALS: tuple[str, ...] = (
+    *("zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l", "g", "k", "h", "j", "q"),
+    *("x", "r", "z", "c", "s"),
+)
 
 
 def latin_skeleton(word: str) -> str:
@@ -88,7 +92,8 @@ class Transliterator:
             if self._common.get(window, 0) >= _COMMON or any(ch in _FUNCTION for ch in window):
                 continue
             if any(
-                self._common.get(run[index:end], 0) for end in range(index + size + 1, len(run) + 1)
+                self._common.get(run[index:end], 0)
+                for end in range(index + size + 1, min(len(run), index + _LONGEST_WORD) + 1)
             ):
                 continue  # a longer dictionary word starts here (拍立得)
             syllables = lazy_pinyin(window, style=Style.NORMAL)
@@ -113,8 +118,13 @@ def variant_words(names: Iterable[str]) -> list[str]:
     for name in names:
         numbered = False
         for word in name.lower().split():
-            if numbered and word.isalpha() and word.isascii() and word not in _GENERATION_WORDS:
-                if word not in found:
-                    found.append(word)
+            if (
+                numbered
+                and word.isalpha()
+                and word.isascii()
+                and word not in _GENERATION_WORDS
+                and word not in found
+            ):
+                found.append(word)
             numbered = numbered or any(ch.isdigit() for ch in word)
     return found

@@ -1,0 +1,132 @@
+"""Round 8 (issue 15): a stated value of another attribute competes with a strong cue; a
+cue that modifies a variant-name head is no cue; situation clauses carry no predict or
+compare bypass; Chinese transliterations of variant words; units a spec note states;
+installment, account and future-change wording. Questions written for these tests, not
+taken from any labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint
+from services.core.semantic.transliteration import (
+    Transliterator,
+    latin_skeleton,
+    syllable_skeleton,
+    variant_words,
+)
+
+
+def _cid(decision: object) -> str | None:
+    return decision.cid if isinstance(decision, Fingerprint) else None
+
+
+def test_a_confirmed_value_of_another_attribute_makes_the_question_ambiguous(
+    extractor: SemanticExtractor,
+) -> None:
+    # 换货 reads an exchange question, "是3年吗" confirms a warranty period: two readings.
+    decision = extractor.decide("小米14 换货政策是3年吗")
+    assert isinstance(decision, NoFingerprint)
+    assert "competes" in decision.reason
+
+
+def test_a_period_the_policy_itself_has_does_not_compete(extractor: SemanticExtractor) -> None:
+    assert _cid(extractor.decide("can I send back an unopened phone within 7 days")) == (
+        "null|return_policy|item_state=unopened"
+    )
+
+
+def test_a_value_that_describes_the_thing_asked_about_competes_with_nothing(
+    extractor: SemanticExtractor,
+) -> None:
+    decision = extractor.decide("小米14 换货 有3年的吗")
+    assert not (isinstance(decision, NoFingerprint) and "competes" in decision.reason)
+
+
+def test_a_cue_that_modifies_an_edition_word_is_no_cue(extractor: SemanticExtractor) -> None:
+    # 焕新 (heard as the exchange word 换新) names an edition in 焕新版.
+    assert _cid(extractor.decide("焕新版Model 3是哪天上市的")) == "tesla_model_3|release_date|"
+    # 版本 is a word of its own: "存储版本" keeps its storage cue.
+    assert _cid(extractor.decide("小米14一共几种存储版本")) == "xiaomi_14|storage|"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我下个月要去旅游，苹果15的电池容量是多少",
+        "我们公司停车位比较小，特斯拉Model Y的长宽高多少",
+    ],
+)
+def test_a_situation_clause_carries_no_bypass(extractor: SemanticExtractor, text: str) -> None:
+    assert isinstance(extractor.decide(text), Fingerprint)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        # The future is asked about in the product's own clause.
+        ("我想问下，苹果15下个月会降价吗", "predict"),
+        # Two things compared: 比较 is a verb here, not "fairly".
+        ("比较一下，苹果15和苹果16的续航", "compare"),
+        # A first-person clause with a personal cue still bypasses.
+        ("我上个月买的订单，苹果15多少钱", "personal"),
+    ],
+)
+def test_a_situation_clause_does_not_hide_a_real_bypass(
+    extractor: SemanticExtractor, text: str, intent: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass)
+    assert decision.intent == intent
+
+
+def test_consonant_skeletons() -> None:
+    assert latin_skeleton("pro") == "pl"
+    assert latin_skeleton("max") == "mks"
+    assert latin_skeleton("plus") == "pls"
+    assert syllable_skeleton("luo") == "l"
+    assert syllable_skeleton("liang") == "ln"
+    assert syllable_skeleton("a") == ""
+
+
+def test_variant_words_are_the_latin_words_after_a_model_number() -> None:
+    names = ["Phone 7 Pro Max", "Tablet 3 Ultra", "Laptop Air 13 Gen 2"]
+    assert variant_words(names) == ["pro", "max", "ultra"]
+
+
+def test_transliterations_after_a_model_number() -> None:
+    common = {"漂亮": 5000, "拍立得": 20}
+    t = Transliterator(["pro", "max", "ultra"], common)
+    assert t.replace("手机7普洛多重") == "手机7 pro 多重"
+    assert t.replace("手机7扑落麦克思电池") == "手机7 pro max 电池"
+    # Common words, function characters and longer dictionary words stay.
+    assert t.replace("手机7漂亮吗") == "手机7漂亮吗"
+    assert t.replace("手机7配了耳机吗") == "手机7配了耳机吗"
+    assert t.replace("手机7拍立得") == "手机7拍立得"
+    # Only right after a model number or a Latin word.
+    assert t.replace("普洛多重") == "普洛多重"
+
+
+def test_a_transliterated_variant_names_the_variant(extractor: SemanticExtractor) -> None:
+    assert _cid(extractor.decide("苹果15扑罗的重量")) == "iphone_15_pro|weight|"
+    assert _cid(extractor.decide("苹果15扑罗迈克斯屏幕多大")) == "iphone_15_pro_max|screen_size|"
+    # A variant the catalog does not sell is no fingerprint of the base model.
+    assert not isinstance(extractor.decide("小米14扑罗多重"), Fingerprint)
+
+
+def test_a_unit_a_spec_note_states_types_the_attribute(extractor: SemanticExtractor) -> None:
+    # The catalog gives the watch's water resistance with "50 m" in its note: 50米 is no
+    # stray number (before, only a phone's, laptop's or car's dimensions were in metres).
+    assert _cid(extractor.decide("Apple Watch Series 9 游泳的时候防水有50米吗")) == (
+        "apple_watch_series_9|water_resistance|"
+    )
+
+
+def test_installment_account_and_future_change_wording(extractor: SemanticExtractor) -> None:
+    assert _cid(extractor.decide("花呗能分多少个月")) == "null|installment|"
+    decision = extractor.decide("我账号下那台苹果15能开发票吗")
+    assert isinstance(decision, Bypass) and decision.intent == "personal"
+    decision = extractor.decide("特斯拉Model Y以后软件更新会增加续航吗")
+    assert isinstance(decision, Bypass) and decision.intent == "predict"
+    assert _cid(extractor.decide("苹果15专业版多重")) == "iphone_15_pro|weight|"
