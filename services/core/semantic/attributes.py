@@ -24,7 +24,7 @@ from services.core.semantic.lexicon import (
 from services.core.semantic.phrases import Hit, PhraseSet, outermost
 
 #: Constraint keys that name what is asked, not just which variant (lens → camera).
-_TOPIC_KEYS = ("context", "lens", "method", "coverage", "item_state")
+TOPIC_KEYS = ("context", "lens", "method", "coverage", "item_state")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +45,7 @@ class AttributeResolver:
         self._dominance = lexicon.dominance
         self._phrases = PhraseSet(lexicon.attribute_phrases, lexicon.attribute_patterns)
         topic: dict[str, str] = {}
-        for key in _TOPIC_KEYS:
+        for key in TOPIC_KEYS:
             owners = [a for a, spec in self._specs.items() if key in spec.constraint_keys]
             if len(owners) == 1:
                 topic[key] = owners[0]

@@ -25,7 +25,7 @@ from services.core.semantic.admission import (
     AdmissionGate,
     AdmissionPolicy,
 )
-from services.core.semantic.attributes import AttributeResolver
+from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
 from services.core.semantic.constraints import ConstraintResolver
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
 from services.core.semantic.lexicon import UNIT_VALUE_MARK, AttributeSpec, SlotLexicon, parse_label
@@ -176,6 +176,8 @@ class SemanticExtractor:
                 for phrase, raw_label in self._lexicon.constraint_phrases
                 if (label := parse_label(raw_label)).kind == "constraint"
             ],
+            brand_words=self._lexicon.brands,
+            category_words=self._lexicon.category_words,
         )
 
     @staticmethod
@@ -408,7 +410,9 @@ class SemanticExtractor:
         attribute_hits = [
             h
             for h in attribute_hits
-            if not self._constraints.ends_in_variant_word(masked, h.start, h.end, boundaries)
+            if not self._constraints.ends_in_variant_word(
+                masked, h.start, h.end, boundaries, TOPIC_KEYS
+            )
         ]
         choice = self._attributes.resolve(attribute_hits, category, reading.values, masked)
         if choice.attribute is None:
