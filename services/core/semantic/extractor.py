@@ -268,13 +268,16 @@ class SemanticExtractor:
             return False
         return not self._gate.matches("personal", body)
 
-    def _unknown_latin_word(self, masked: str) -> str | None:
+    def _unknown_latin_word(self, masked: str, read: Sequence[Hit] = ()) -> str | None:
         """A Latin word neither the vocabulary nor the English dictionary knows: a
-        misspelt variant or value word the rules may have read past ("pro mx")."""
+        misspelt variant or value word the rules may have read past ("pro mx"). A word
+        inside a stated value the rules read (the wr of "wr50") is understood."""
         if not UNKNOWN_WORD_CHECK:
             return None
         for match in _LATIN_WORD.finditer(masked):
             word = match.group()
+            if any(h.start <= match.start() and match.end() <= h.end for h in read):
+                continue
             if word in _CONTRACTION_TAILS and masked[match.start() - 1 : match.start()] in "'’":
                 continue  # the 've of "I've", the 're of "you're"
             if word in self._chat_words:
@@ -465,7 +468,8 @@ class SemanticExtractor:
         stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}"), False
-        unknown_word = self._unknown_latin_word(masked)
+        values = [h for h in choice.hits if h.label.startswith("#")]
+        unknown_word = self._unknown_latin_word(masked, values)
         if unknown_word is not None:
             return NoFingerprint(f"word not understood: {unknown_word!r}"), False
         fingerprint = Fingerprint(
