@@ -70,6 +70,7 @@ class AttributeResolver:
     ) -> AttributeChoice:
         labelled = [(hit, parse_label(hit.label)) for hit in _outermost_and_rivals(hits)]
         labelled = [(h, lab) for h, lab in labelled if lab.applies_to(category)]
+        labelled = self._without_unit_readings(labelled, category)
         if any(lab.name == UNSUPPORTED for _, lab in labelled):
             return AttributeChoice(None, "asks about something outside the attribute vocabulary")
 
@@ -105,6 +106,31 @@ class AttributeResolver:
         if strong_named or values_named or weak_named:
             return AttributeChoice(None, "attribute does not apply to this product")
         return AttributeChoice(None, "no attribute found")
+
+    def _without_unit_readings(
+        self, labelled: Sequence[tuple[Hit, Label]], category: str | None
+    ) -> list[tuple[Hit, Label]]:
+        """Drop a strong phrase that is, on the same words, the unit asked for of another
+        attribute the question names by a phrase of its own: in "防水多少米" the 多少米 of
+        slang ("how much money") is the metres of the water resistance (防水) asked."""
+        strong_names = {
+            lab.name
+            for _, lab in labelled
+            if lab.kind == "strong" and self._applies(lab.name, category)
+        }
+        dropped = [
+            hit
+            for hit, lab in labelled
+            if lab.kind == "strong"
+            and any(
+                other.kind == "weak"
+                and other.name != lab.name
+                and other.name in strong_names
+                and (h.start, h.end) == (hit.start, hit.end)
+                for h, other in labelled
+            )
+        ]
+        return [(h, lab) for h, lab in labelled if h not in dropped] if dropped else list(labelled)
 
     def _rival_value(
         self,

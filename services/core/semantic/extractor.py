@@ -512,10 +512,11 @@ _DURATION = re.compile(
 
 #: Currency codes a catalog may give values in.
 _CURRENCIES = frozenset(("CNY", "USD", "EUR", "GBP", "JPY", "HKD"))
-#: A bare amount asked to be confirmed: "是6999吗", "is it 5999?". Three digits or more, so
-#: a storage size or screen size written without its unit is never taken for it.
+#: A bare amount asked to be confirmed: "是6999吗", "卖多少 1499吗", "is it 5999?". Three
+#: digits or more, so a storage size or screen size written without its unit is never
+#: taken for it.
 _STATED_AMOUNT = re.compile(
-    r"(?:是|要|卖|\bis(?: it)?|\bfor)\s*(\d{3,7}(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)"
+    r"(?:是|要|卖|多少|\bis(?: it)?|\bfor)\s*(\d{3,7}(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)"
 )
 
 
