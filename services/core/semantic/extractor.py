@@ -200,10 +200,10 @@ class SemanticExtractor:
     def decide(self, text: str, *, second_reader: bool = True) -> SemanticDecision:
         """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
         reader agrees on product and attribute (otherwise no fingerprint)."""
-        decision, derived, by_unit = self._decide_rules(text)
+        decision, derived, by_unit, value_nouns = self._decide_rules(text)
         if second_reader and isinstance(decision, Fingerprint):
             verdict = self._reader.read(
-                self._normaliser.normalise(text),
+                _blank_spans(self._normaliser.normalise(text), value_nouns, " "),
                 decision.product,
                 decision.attribute,
                 family_only=derived,
@@ -288,15 +288,18 @@ class SemanticExtractor:
                 return word
         return None
 
-    def _decide_rules(self, text: str) -> tuple[SemanticDecision, bool, bool]:
-        """The rules' decision, whether its product was named through the grammar, and
-        whether its attribute was settled by a number in a unit only it uses."""
+    def _decide_rules(
+        self, text: str
+    ) -> tuple[SemanticDecision, bool, bool, tuple[tuple[int, int], ...]]:
+        """The rules' decision, whether its product was named through the grammar,
+        whether its attribute was settled by a number in a unit only it uses, and the
+        spans of the nouns of stated values (in the normalised text)."""
         norm = self._normaliser.normalise(text)
         if not norm:
-            return NoFingerprint("empty question"), False, False
+            return NoFingerprint("empty question"), False, False, ()
         scan = self._products.scan(norm)
-        decision, by_unit = self._decide_scanned(norm, scan, self._trademarks(text))
-        return decision, any(m.derived for m in scan.products), by_unit
+        decision, by_unit, nouns = self._decide_scanned(norm, scan, self._trademarks(text))
+        return decision, any(m.derived for m in scan.products), by_unit, nouns
 
     def _trademarks(self, text: str) -> frozenset[str]:
         """Vocabulary words the question writes in CamelCase ("ProMotion", "MagSafe"): a
@@ -353,7 +356,7 @@ class SemanticExtractor:
 
     def _decide_scanned(
         self, norm: str, scan: ProductScan, trademarks: frozenset[str] = frozenset()
-    ) -> tuple[SemanticDecision, bool]:
+    ) -> tuple[SemanticDecision, bool, tuple[tuple[int, int], ...]]:
         boundaries = self._segmenter.boundaries(norm)
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
@@ -397,7 +400,7 @@ class SemanticExtractor:
             if situation is not None:
                 bypass = self._gate.first_bypass(situation, boundaries, structural)
         if bypass is not None:
-            return Bypass(*bypass), False
+            return Bypass(*bypass), False, ()
 
         attribute_hits = self._attributes.find(masked, boundaries)
         constraint_spans = reading.spans()
@@ -409,7 +412,11 @@ class SemanticExtractor:
                 for h in reading.hits
             ],
         )
+        worded = attribute_hits
         attribute_hits = _without_value_nouns(attribute_hits, reading.hits, masked)
+        # The nouns of stated values ("with 1 TB storage, how much?") name the variant;
+        # the second reader reads the question without them, as the rules do.
+        value_nouns = tuple((h.start, h.end) for h in worded if h not in attribute_hits)
         attribute_hits = [
             h
             for h in attribute_hits
@@ -419,7 +426,7 @@ class SemanticExtractor:
         ]
         choice = self._attributes.resolve(attribute_hits, category, reading.values, masked)
         if choice.attribute is None:
-            return NoFingerprint(choice.reason), False
+            return NoFingerprint(choice.reason), False, ()
         attribute = choice.attribute
         spec = self._attributes.spec(attribute)
         product = product_ids[0] if product_ids else None
@@ -429,9 +436,9 @@ class SemanticExtractor:
             product = None
         if product is None:
             if spec.kind != "policy":
-                return NoFingerprint("spec question without a catalog product"), False
+                return NoFingerprint("spec question without a catalog product"), False, ()
             if any(not _touches(m, choice.hits) for m in scan.brands):
-                return NoFingerprint("names a brand but no model"), False
+                return NoFingerprint("names a brand but no model"), False, ()
         constraint_choice = self._constraints.choose(
             reading,
             attribute,
@@ -441,7 +448,7 @@ class SemanticExtractor:
             category if product else None,
         )
         if constraint_choice.problem is not None:
-            return NoFingerprint(constraint_choice.problem), False
+            return NoFingerprint(constraint_choice.problem), False, ()
         if product is None:
             taken = {key for key, _ in constraint_choice.constraints}
             only_products = sorted(
@@ -454,7 +461,7 @@ class SemanticExtractor:
                 # no product read, the product is one we did not recognise.
                 return NoFingerprint(
                     f"a {only_products[0]} only a product's {attribute} has, but no product"
-                ), False
+                ), False, ()
         durations = _durations(masked) if spec.kind == "policy" else []
         if constraint_choice.open_keys and any(
             h.label.startswith("#") and not _touches_any(h, durations) for h in choice.hits
@@ -462,23 +469,23 @@ class SemanticExtractor:
             # "是2亿像素吗" names the main camera without saying so: not the summary class.
             return NoFingerprint(
                 f"a stated value implies a {constraint_choice.open_keys[0]}"
-            ), False
+            ), False, ()
         if attribute in self._money_attributes:
             durations += _stated_amounts(masked)
         stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
         if stray is not None:
-            return NoFingerprint(f"number not understood: {stray!r}"), False
+            return NoFingerprint(f"number not understood: {stray!r}"), False, ()
         values = [h for h in choice.hits if h.label.startswith("#")]
         unknown_word = self._unknown_latin_word(masked, values)
         if unknown_word is not None:
-            return NoFingerprint(f"word not understood: {unknown_word!r}"), False
+            return NoFingerprint(f"word not understood: {unknown_word!r}"), False, ()
         fingerprint = Fingerprint(
             product=product,
             attribute=attribute,
             intent=spec.intent,
             constraints=constraint_choice.constraints,
         )
-        return fingerprint, choice.by_unit
+        return fingerprint, choice.by_unit, value_nouns
 
 
 #: Bypass intents whose cues may only describe the asker's situation in a clause of its own.
@@ -540,11 +547,11 @@ def _blank_words(text: str, words: frozenset[str]) -> str:
     return text
 
 
-def _blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
+def _blank_spans(text: str, spans: Sequence[tuple[int, int]], blank: str = "_") -> str:
     """``text`` with each span blanked, length kept."""
     chars = list(text)
     for start, end in spans:
-        chars[start:end] = "_" * (end - start)
+        chars[start:end] = blank * (end - start)
     return "".join(chars)
 
 
