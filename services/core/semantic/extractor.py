@@ -156,6 +156,10 @@ class SemanticExtractor:
                 unit_words.setdefault(attr_id, []).extend(f for f in forms if len(f) >= 2)
                 # A number with the unit ("0" stands for any number in the reader).
                 unit_words[attr_id].extend(f"0{f}" for f in forms)
+        # Text values that are a number and a unit ("128GB", "1TB" of storage): the unit
+        # after a number asks about that attribute too ("有1TB的吗").
+        for attr_id, units in _value_text_units(catalog).items():
+            unit_words.setdefault(attr_id, []).extend(f"0{u}" for u in sorted(units))
         self._reader = NgramReader(
             [(e.product_id, e.category, e.brand, e.names) for e in entries],
             {
@@ -459,17 +463,23 @@ class SemanticExtractor:
             if only_products:
                 # "毛豆Y电池包质保…": a battery warranty is a product's, never the store's; with
                 # no product read, the product is one we did not recognise.
-                return NoFingerprint(
-                    f"a {only_products[0]} only a product's {attribute} has, but no product"
-                ), False, ()
+                return (
+                    NoFingerprint(
+                        f"a {only_products[0]} only a product's {attribute} has, but no product"
+                    ),
+                    False,
+                    (),
+                )
         durations = _durations(masked) if spec.kind == "policy" else []
         if constraint_choice.open_keys and any(
             h.label.startswith("#") and not _touches_any(h, durations) for h in choice.hits
         ):
             # "是2亿像素吗" names the main camera without saying so: not the summary class.
-            return NoFingerprint(
-                f"a stated value implies a {constraint_choice.open_keys[0]}"
-            ), False, ()
+            return (
+                NoFingerprint(f"a stated value implies a {constraint_choice.open_keys[0]}"),
+                False,
+                (),
+            )
         if attribute in self._money_attributes:
             durations += _stated_amounts(masked)
         stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
@@ -587,6 +597,23 @@ def _spec_units(
     return {u: {a: frozenset(c) for a, c in by.items()} for u, by in found.items()}
 
 
+def _value_text_units(catalog: Mapping[str, Any]) -> dict[str, set[str]]:
+    """attribute → the units of its text values written as a number and a unit
+    ("128GB" gives gb to storage)."""
+    found: dict[str, set[str]] = {}
+    for raw in catalog.get("products", ()):
+        for attribute, spec in raw.get("specs", {}).items():
+            if not isinstance(spec, Mapping) or "value" not in spec:
+                continue
+            value = spec["value"]
+            for text in value if isinstance(value, (list, tuple)) else [value]:
+                match = _NUMBER_AND_UNIT.match(str(text))
+                if match:
+                    found.setdefault(str(attribute), set()).add(match.group(1).lower())
+    return found
+
+
+_NUMBER_AND_UNIT = re.compile(r"^\d+(?:\.\d+)?\s*([A-Za-z]{1,4})$")
 #: A number and its unit in a spec's note ("max depth 6 m").
 _NOTED_UNIT = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*\s*([A-Za-z]+)\b")
 
