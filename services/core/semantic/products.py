@@ -150,12 +150,14 @@ class ProductMatcher:
         }
         aliases: dict[tuple[str, ...], set[str]] = {}
         dropped_aliases: dict[tuple[str, ...], set[str]] = {}
+        listed: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
         for entry in entries:
             own_brands = self._brand_keys.get(entry.brand, ())
             for name in entry.names:
                 base = key_of(name)
                 if not base:
                     continue
+                listed[base] = own_brands
                 for variant in _expand(base, synonym_keys, own_brands):
                     aliases.setdefault(variant, set()).add(entry.product_id)
                     for dropped in _dropped(variant, droppable):
@@ -165,6 +167,10 @@ class ProductMatcher:
         for key, ids in dropped_aliases.items():
             if len(ids) == 1 and key not in aliases:
                 aliases[key] = ids
+        variant_tokens = {t for k in self._suffix_keys for t in k}
+        brand_tokens = {t for keys in self._brand_keys.values() for k in keys for t in k}
+        for key, ids in _abbreviated(aliases, listed, variant_tokens, brand_tokens).items():
+            aliases[key] = ids
         self._alias_trie: TokenTrie = {}
         for key, ids in aliases.items():
             for product_id in ids:
@@ -671,6 +677,56 @@ def _replace(
         if key[i : i + width] == old:
             out.append((*key[:i], *new, *key[i + width :]))
     return out
+
+
+def _abbreviated(
+    aliases: Mapping[tuple[str, ...], set[str]],
+    listed: Mapping[tuple[str, ...], Sequence[tuple[str, ...]]],
+    variant_tokens: set[str],
+    brand_tokens: set[str],
+) -> dict[tuple[str, ...], set[str]]:
+    """Catalog names (``listed``: name → its brand's words) with the series word before
+    the model number shortened to its initial ("m60" for Mate 60; with a variant letter
+    also "m60p"), the way shoppers abbreviate, also after the brand's words: only a Latin
+    series word of three letters or more that starts the name and is no variant or brand
+    word, whose initial is no English word (i, a), only where the short form names one
+    product, and never where it is written inside another name (Model 3's "m3" is the M3
+    chip of a MacBook Air M3)."""
+    found: dict[tuple[str, ...], set[str]] = {}
+    for key, brands in listed.items():
+        ids = aliases.get(key, set())
+        cut = next((i for i, t in enumerate(key) if t[:1].isdigit()), 0)
+        word = key[cut - 1] if cut == 1 else ""
+        if (
+            len(word) >= 3
+            and word.isascii()
+            and word.isalpha()
+            and word[0] not in _ENGLISH_LETTER_WORDS
+            and word not in variant_tokens
+            and word not in brand_tokens
+        ):
+            short = (word[0], *key[cut:])
+            for prefix in ((), *brands):
+                found.setdefault((*prefix, *short), set()).update(ids)
+    out: dict[tuple[str, ...], set[str]] = {}
+    for short, ids in found.items():
+        if len(ids) != 1 or short in aliases:
+            continue
+        start = next(i for i, t in enumerate(short) if t[:1].isdigit()) - 1
+        core = short[start : start + 2]
+        if any(_contains(key, core) and not (owners <= ids) for key, owners in aliases.items()):
+            continue
+        out[short] = ids
+    return out
+
+
+#: One-letter English words: as an initial they would read "I 15" as a model.
+_ENGLISH_LETTER_WORDS = frozenset("ai")
+
+
+def _contains(key: Sequence[str], part: Sequence[str]) -> bool:
+    size = len(part)
+    return any(tuple(key[i : i + size]) == tuple(part) for i in range(len(key) - size + 1))
 
 
 def _expand(
