@@ -174,7 +174,8 @@ class SemanticExtractor:
                 for attr_id, spec in self._lexicon.attributes.items()
             },
             sorted({p for p, _ in self._lexicon.constraint_phrases}),
-            self._lexicon.name_synonyms,
+            # Brand words are synonyms to the reader too (比亚迪汉 / 迪子汉).
+            [*self._lexicon.name_synonyms, *self._lexicon.brands.values()],
             [
                 (label.name, label.value, phrase)
                 for phrase, raw_label in self._lexicon.constraint_phrases

@@ -751,6 +751,8 @@ def _expand(
             with_brands.update((*b, *key) for b in own_brands)
         else:
             rest = key[len(leading) :]
+            # "比亚迪汉" → "迪子汉": any word of the same brand in its place.
+            with_brands.update((*b, *rest) for b in own_brands if b != leading)
             # "华为Mate 60" → "Mate 60", but "小米14" never → "14".
             if any(t.isascii() and t.isalpha() for t in rest) and not all(
                 t[:1].isdigit() for t in rest

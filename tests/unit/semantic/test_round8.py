@@ -130,3 +130,94 @@ def test_installment_account_and_future_change_wording(extractor: SemanticExtrac
     decision = extractor.decide("特斯拉Model Y以后软件更新会增加续航吗")
     assert isinstance(decision, Bypass) and decision.intent == "predict"
     assert _cid(extractor.decide("苹果15专业版多重")) == "iphone_15_pro|weight|"
+
+
+# Second pass: nicknames, the reader's family from words, value forms, policy wording,
+# unit-asked phrases, value nouns hidden from the reader, series initials.
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        ("华子60重量多少", "huawei_mate_60|weight|"),
+        ("米14屏幕多大", "xiaomi_14|screen_size|"),
+        ("迪子汉多重", "byd_han|weight|"),
+        ("苹果表9多重", "apple_watch_series_9|weight|"),
+    ],
+)
+def test_shopper_nicknames_of_brands_and_series(
+    extractor: SemanticExtractor, text: str, cid: str
+) -> None:
+    assert _cid(extractor.decide(text)) == cid
+
+
+def test_a_bare_mi_is_no_product(extractor: SemanticExtractor) -> None:
+    # 米 is the Xiaomi series only before a model number; "多少米" stays metres.
+    assert not isinstance(extractor.decide("这个米多少钱"), Fingerprint)
+
+
+def test_the_reader_sees_the_family_in_brand_and_category_words(
+    extractor: SemanticExtractor,
+) -> None:
+    # 豆 is an earbuds word: the grammar names the FreeBuds Pro 3, the reader its family.
+    assert _cid(extractor.decide("华为豆Pro3多重")) == "huawei_freebuds_pro_3|weight|"
+    reader = extractor.reader
+    assert reader._words_name_family("华为豆pro3多重", "huawei_freebuds_pro_3")
+    # A category word of another category: no family from words.
+    assert not reader._words_name_family("华为手机豆pro3多重", "huawei_freebuds_pro_3")
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        ("Watch S9 是WR50防水吗", "apple_watch_series_9|water_resistance|"),
+        ("X1 Carbon 处理器是酷睿Ultra 7 165U吗", "thinkpad_x1_carbon|processor|"),
+        ("小米14用的是第三代骁龙八吗", "xiaomi_14|processor|"),
+        ("三星S24出厂是安卓14吗", "samsung_galaxy_s24|operating_system|"),
+    ],
+)
+def test_value_forms_to_confirm(extractor: SemanticExtractor, text: str, cid: str) -> None:
+    assert _cid(extractor.decide(text)) == cid
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        ("能不能用支付宝付钱", "null|payment_methods|"),
+        ("手机坏了找哪里修", "null|after_sales_service|"),
+        ("付款以后多久能发货", "null|delivery_time|"),
+    ],
+)
+def test_everyday_policy_wording(extractor: SemanticExtractor, text: str, cid: str) -> None:
+    assert _cid(extractor.decide(text)) == cid
+
+
+def test_a_slang_price_phrase_that_is_the_asked_unit_gives_way(
+    extractor: SemanticExtractor,
+) -> None:
+    # 多少米 is slang for "how much money", but after 防水 it asks for metres.
+    assert _cid(extractor.decide("Apple Watch Series 9 能防水多少米")) == (
+        "apple_watch_series_9|water_resistance|"
+    )
+    # Without a water-resistance word it is no metres question.
+    assert _cid(extractor.decide("Apple Watch Series 9 要多少米")) != (
+        "apple_watch_series_9|water_resistance|"
+    )
+
+
+def test_the_reader_reads_past_the_noun_of_a_stated_value(
+    extractor: SemanticExtractor,
+) -> None:
+    assert _cid(extractor.decide("How much is the Xiaomi 14 with 512 GB storage?")) == (
+        "xiaomi_14|price|storage=512GB"
+    )
+    # Alone, the noun is the question and the reader still reads it.
+    decision = extractor.decide("Does the Xiaomi 14 come with 512 GB storage?")
+    assert _cid(decision) in (None, "xiaomi_14|storage|")
+
+
+def test_a_series_initial_before_the_model_number(extractor: SemanticExtractor) -> None:
+    assert _cid(extractor.decide("m60p 多重")) == "huawei_mate_60_pro|weight|"
+    assert _cid(extractor.decide("华为m60 多重")) == "huawei_mate_60|weight|"
+    # m3 is the M3 chip of the MacBooks, never the Model 3.
+    assert not (_cid(extractor.decide("m3 多重")) or "").startswith("tesla_model_3")
