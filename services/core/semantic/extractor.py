@@ -483,6 +483,10 @@ class SemanticExtractor:
             )
         if attribute in self._money_attributes:
             durations += _stated_amounts(masked)
+        if product is not None and _lists_items(self._specs[product].get(attribute)):
+            # "盒子里有70W适配器吗": the answer lists things, and a value in a unit
+            # (70W) describes the thing asked about, not a variant of the product.
+            durations += [h for h in attribute_hits if parse_label(h.label).kind == "value"]
         stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}"), False, ()
@@ -706,6 +710,11 @@ def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:
             for u in units
         )
     ]
+
+
+def _lists_items(spec: Any) -> bool:
+    """Whether a catalog spec's value is a list of things (in the box: a cable, a case)."""
+    return isinstance(spec, Mapping) and isinstance(spec.get("value"), (list, tuple))
 
 
 def _store_wide(spec: AttributeSpec, category: str | None) -> bool:

@@ -20,7 +20,11 @@ from typing import Any
 
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.spelling import SpellingCorrector
-from services.core.semantic.transliteration import Transliterator, variant_words
+from services.core.semantic.transliteration import (
+    Transliterator,
+    brand_series_words,
+    variant_words,
+)
 
 UNSUPPORTED = "_unsupported"
 #: Label prefix of a value cue typed by a unit that one attribute alone uses in a category.
@@ -142,7 +146,18 @@ class SlotLexicon:
         # after a Latin word ("my new 三星S24").
         protected = (*raw, *name_words, *(w for ws in brands.values() for w in ws))
         # 普罗 after a model number is the Pro of the catalog's names, as it sounds.
-        transliterator = Transliterator(variant_words(name_words), common_words or {})
+        # 麦特 between 华为 and 60 is the Mate of the brand's names, as it sounds.
+        by_brand = brand_series_words(
+            {
+                brand: [n for n in name_words if n.lower().startswith(tuple(words))]
+                for brand, words in brands.items()
+            }
+        )
+        transliterator = Transliterator(
+            variant_words(name_words),
+            common_words or {},
+            {word: by_brand[brand] for brand, words in brands.items() for word in words},
+        )
         normaliser = TextNormaliser(series_words, protected, spelling, transliterator)
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}

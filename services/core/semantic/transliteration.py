@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from itertools import pairwise
 
 from pypinyin import Style, lazy_pinyin
 
@@ -52,9 +53,16 @@ def syllable_skeleton(syllable: str) -> str:
 class Transliterator:
     """Replaces transliterated variant words after a model's name by the Latin word."""
 
-    __slots__ = ("_by_skeleton", "_common")
+    __slots__ = ("_by_skeleton", "_common", "_series", "_series_run")
 
-    def __init__(self, variant_words: Iterable[str], common_words: Mapping[str, int]) -> None:
+    def __init__(
+        self,
+        variant_words: Iterable[str],
+        common_words: Mapping[str, int],
+        series_words: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        """``series_words``: brand word → the Latin series words of its names that stand
+        right before a model number (华为 → mate): 麦特 between 华为 and 60 is Mate."""
         found: dict[str, set[str]] = {}
         for word in variant_words:
             word = word.lower().strip()
@@ -66,11 +74,42 @@ class Transliterator:
             s: next(iter(ws)) for s, ws in found.items() if len(ws) == 1 and len(s) >= 2
         }
         self._common = common_words
+        self._series: dict[str, dict[str, str]] = {}
+        for brand, words in (series_words or {}).items():
+            by: dict[str, set[str]] = {}
+            for word in words:
+                if len(word) >= 3 and word.isascii() and word.isalpha():
+                    by.setdefault(latin_skeleton(word), set()).add(word.lower())
+            kept = {k: next(iter(v)) for k, v in by.items() if len(v) == 1 and len(k) >= 2}
+            if kept and not brand.isascii():
+                self._series[brand.lower()] = kept
+        self._series_run = (
+            re.compile(
+                "("
+                + "|".join(re.escape(b) for b in sorted(self._series, key=len, reverse=True))
+                + r")([\u4e00-\u9fff]{2,4})(?=\s?\d)"
+            )
+            if self._series
+            else None
+        )
 
     def replace(self, text: str) -> str:
+        if self._series_run is not None:
+            text = self._series_run.sub(self._replace_series, text)
         if not self._by_skeleton or not _CJK_RUN.search(text):
             return text
         return _CJK_RUN.sub(self._replace_run, text)
+
+    def _replace_series(self, match: re.Match[str]) -> str:
+        brand, run = match.group(1), match.group(2)
+        if self._common.get(run, 0) >= _COMMON or any(ch in _FUNCTION for ch in run):
+            return match.group(0)
+        syllables = lazy_pinyin(run, style=Style.NORMAL)
+        if len(syllables) != len(run):
+            return match.group(0)
+        skeleton = "".join(syllable_skeleton(s) for s in syllables)
+        word = self._series[brand].get(skeleton)
+        return f"{brand}{word} " if word is not None else match.group(0)
 
     def _replace_run(self, match: re.Match[str]) -> str:
         run = match.group(1)
@@ -128,3 +167,25 @@ def variant_words(names: Iterable[str]) -> list[str]:
                 found.append(word)
             numbered = numbered or any(ch.isdigit() for ch in word)
     return found
+
+
+def brand_series_words(
+    names_by_brand: Mapping[str, Iterable[str]],
+) -> dict[str, list[str]]:
+    """brand → the Latin words right before a model number in its catalog names ("mate"
+    of "Mate 60 Pro"), without the brand's own words."""
+    out: dict[str, list[str]] = {}
+    for brand, names in names_by_brand.items():
+        found: list[str] = []
+        for name in names:
+            words = name.lower().split()
+            for before, word in pairwise(words):
+                if (
+                    word[:1].isdigit()
+                    and before.isalpha()
+                    and before.isascii()
+                    and before not in found
+                ):
+                    found.append(before)
+        out[brand] = found
+    return out

@@ -221,3 +221,24 @@ def test_a_series_initial_before_the_model_number(extractor: SemanticExtractor) 
     assert _cid(extractor.decide("华为m60 多重")) == "huawei_mate_60|weight|"
     # m3 is the M3 chip of the MacBooks, never the Model 3.
     assert not (_cid(extractor.decide("m3 多重")) or "").startswith("tesla_model_3")
+
+
+def test_a_value_in_an_in_box_question_describes_the_item(
+    extractor: SemanticExtractor,
+) -> None:
+    assert _cid(extractor.decide("小米14盒子里带120W的充电头吗")) == "xiaomi_14|in_box|"
+    # In a price question the same number stays a variant we cannot read.
+    assert not isinstance(extractor.decide("小米14 120W版多少钱"), Fingerprint)
+
+
+def test_a_transliterated_series_word_between_brand_and_number() -> None:
+    t = Transliterator([], {}, {"牌子": ["mate"]})
+    assert t.replace("牌子美特12多重") == "牌子mate 12多重"
+    # Not before a number, or not after the brand: left alone.
+    assert t.replace("牌子美特多重") == "牌子美特多重"
+    assert t.replace("美特12多重") == "美特12多重"
+
+
+def test_a_listed_name_with_another_word_of_its_brand(extractor: SemanticExtractor) -> None:
+    assert _cid(extractor.decide("迪子汉EV多长")) in (None, "byd_han|dimensions|")
+    assert isinstance(extractor.decide("迪子汉多重"), Fingerprint)
