@@ -118,19 +118,19 @@ class AttributeResolver:
             for _, lab in labelled
             if lab.kind == "strong" and self._applies(lab.name, category)
         }
-        dropped = [
-            hit
+        # span → the attributes of the weak cues on exactly that span (one pass: linear).
+        weak_on: dict[tuple[int, int], set[str]] = {}
+        for hit, lab in labelled:
+            if lab.kind == "weak" and lab.name in strong_names:
+                weak_on.setdefault((hit.start, hit.end), set()).add(lab.name)
+        if not weak_on:
+            return list(labelled)
+        dropped = {
+            id(hit)
             for hit, lab in labelled
-            if lab.kind == "strong"
-            and any(
-                other.kind == "weak"
-                and other.name != lab.name
-                and other.name in strong_names
-                and (h.start, h.end) == (hit.start, hit.end)
-                for h, other in labelled
-            )
-        ]
-        return [(h, lab) for h, lab in labelled if h not in dropped] if dropped else list(labelled)
+            if lab.kind == "strong" and weak_on.get((hit.start, hit.end), set()) - {lab.name}
+        }
+        return [(h, lab) for h, lab in labelled if id(h) not in dropped]
 
     def _rival_value(
         self,

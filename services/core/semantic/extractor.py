@@ -325,7 +325,7 @@ class SemanticExtractor:
         time of the asker's own plans (a first-person clause: 我下周要出差) or, for a
         comparison, a degree adverb before an adjective (车库比较窄: "fairly narrow")."""
         clauses = _clauses(gate_text)
-        if len(clauses) < 2 or not any(
+        if not 2 <= len(clauses) <= _MAX_SITUATION_CLAUSES or not any(
             PRODUCT_MASK in gate_text[s:e] or UNKNOWN_MASK in gate_text[s:e] for s, e in clauses
         ):
             return None
@@ -421,7 +421,8 @@ class SemanticExtractor:
         attribute_hits = _without_value_nouns(attribute_hits, reading.hits, masked)
         # The nouns of stated values ("with 1 TB storage, how much?") name the variant;
         # the second reader reads the question without them, as the rules do.
-        value_nouns = tuple((h.start, h.end) for h in worded if h not in attribute_hits)
+        kept_ids = {id(h) for h in attribute_hits}
+        value_nouns = tuple((h.start, h.end) for h in worded if id(h) not in kept_ids)
         attribute_hits = [
             h
             for h in attribute_hits
@@ -505,6 +506,9 @@ class SemanticExtractor:
 
 #: Bypass intents whose cues may only describe the asker's situation in a clause of its own.
 _SITUATION_INTENTS = frozenset(("predict", "compare"))
+#: A question is a few clauses; past this many, none is read as a situation (each clause
+#: is checked against every cue, which must stay linear in the question's length).
+_MAX_SITUATION_CLAUSES = 6
 _FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z])")
 _CLAUSE_SPLIT = re.compile(r"[,，.。?？!！;；]")
 
