@@ -146,7 +146,7 @@ class SemanticExtractor:
             w
             for phrase in (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
             for w in (phrase, *phrase.split())
-        )
+        ) | _catalog_text_words(catalog)
         # The catalog's units are attribute words too ("多少毫安", "几寸").
         unit_words: dict[str, list[str]] = {}
         unit_forms = lexicon_doc.get("units", {})
@@ -604,6 +604,26 @@ def _spec_units(
         if unit not in found:
             found[unit] = by_attribute
     return {u: {a: frozenset(c) for a, c in by.items()} for u, by in found.items()}
+
+
+def _catalog_text_words(catalog: Mapping[str, Any]) -> frozenset[str]:
+    """Latin words of the catalog's own spec texts and notes (the usb of "USB-C cable"):
+    a word the catalog writes is understood, never a misspelt variant."""
+    words: set[str] = set()
+    for raw in catalog.get("products", ()):
+        for spec in raw.get("specs", {}).values():
+            if not isinstance(spec, Mapping):
+                continue
+            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
+            for value in values:
+                if not isinstance(value, Mapping):
+                    continue
+                texts = value.get("value")
+                items = list(texts) if isinstance(texts, (list, tuple)) else [texts]
+                for text in (*items, value.get("note")):
+                    if isinstance(text, str):
+                        words.update(_LATIN_WORD.findall(text.lower()))
+    return frozenset(words)
 
 
 def _value_text_units(catalog: Mapping[str, Any]) -> dict[str, set[str]]:

@@ -164,13 +164,18 @@ class ProductMatcher:
                         dropped_aliases.setdefault(dropped, set()).add(entry.product_id)
         # A name with its series word left out counts only where it names one product
         # and is no alias of its own.
+        # Shortened names are the grammar's, not listed: the second reader checks their
+        # family only.
+        self._shortened: set[tuple[str, ...]] = set()
         for key, ids in dropped_aliases.items():
             if len(ids) == 1 and key not in aliases:
                 aliases[key] = ids
+                self._shortened.add(key)
         variant_tokens = {t for k in self._suffix_keys for t in k}
         brand_tokens = {t for keys in self._brand_keys.values() for k in keys for t in k}
         for key, ids in _abbreviated(aliases, listed, variant_tokens, brand_tokens).items():
             aliases[key] = ids
+            self._shortened.add(key)
         self._alias_trie: TokenTrie = {}
         for key, ids in aliases.items():
             for product_id in ids:
@@ -413,7 +418,10 @@ class ProductMatcher:
             if found is not None:
                 end, ids = found
                 variant = self._variant_after(tokens, index, end) if len(ids) == 1 else None
-                derived = variant is not None
+                derived = (
+                    variant is not None
+                    or tuple(t.text for t in tokens[index:end]) in self._shortened
+                )
                 if variant is not None:
                     end, ids = variant
                     if not ids:

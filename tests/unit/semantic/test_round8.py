@@ -242,3 +242,17 @@ def test_a_transliterated_series_word_between_brand_and_number() -> None:
 def test_a_listed_name_with_another_word_of_its_brand(extractor: SemanticExtractor) -> None:
     assert _cid(extractor.decide("迪子汉EV多长")) in (None, "byd_han|dimensions|")
     assert isinstance(extractor.decide("迪子汉多重"), Fingerprint)
+
+
+def test_a_shortened_name_is_checked_on_its_family(extractor: SemanticExtractor) -> None:
+    # 三星24 drops the series word: the grammar's name, the reader sees the brand.
+    assert _cid(extractor.decide("三星24有多重")) == "samsung_galaxy_s24|weight|"
+
+
+def test_words_the_catalog_writes_are_understood(extractor: SemanticExtractor) -> None:
+    # "usb" is in the catalog's texts (USB-C cable), so it is no misspelt variant word.
+    decision = extractor.decide("Xiaomi 14 with usb cable weight")
+    assert not (isinstance(decision, NoFingerprint) and "usb" in decision.reason)
+    # A word neither the catalog nor English knows still ends in no fingerprint.
+    decision = extractor.decide("Xiaomi 14 prx weight")
+    assert isinstance(decision, NoFingerprint)
