@@ -510,11 +510,15 @@ _SITUATION_INTENTS = frozenset(("predict", "compare"))
 #: is checked against every cue, which must stay linear in the question's length).
 _MAX_SITUATION_CLAUSES = 6
 _FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z])")
-_CLAUSE_SPLIT = re.compile(r"[,，.。?？!！;；]")
+#: Clauses end at punctuation and, in chat, at a space between two Chinese characters:
+#: written Chinese has no spaces between words, so such a space is a pause between clauses
+#: (我下个月去旅游 想买个…); a space next to a Latin word or a number only separates words.
+_CLAUSE_SPLIT = re.compile(r"[,，.。?？!！;；]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 
 
 def _clauses(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the clauses of ``text``, split at punctuation."""
+    """(start, end) of the clauses of ``text``, split at punctuation and at spaces
+    between Chinese characters."""
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _CLAUSE_SPLIT.finditer(text):
