@@ -409,7 +409,9 @@ class SemanticExtractor:
 
         attribute_hits = self._attributes.find(masked, boundaries)
         constraint_spans = reading.spans()
-        attribute_hits = _without_cut_cues(strip_inside(attribute_hits, constraint_spans))
+        attribute_hits = _without_quantity_heads(
+            _without_cut_cues(strip_inside(attribute_hits, constraint_spans)), masked
+        )
         attribute_hits = _not_starting_inside(
             attribute_hits,
             [
@@ -738,6 +740,29 @@ def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:
             for u in units
         )
     ]
+
+
+#: Words after "how much" that keep it a question of price ("how much is it", "how much
+#: for the 256 GB"); any other word is the noun whose quantity is asked ("how much optical
+#: zoom", "how much storage"), and a weak cue is no reading of that noun.
+_QUANTITY_FREE_WORDS = frozenset(
+    "is are was were does do did would will can could should for it its it's they them "
+    "the a an this that these those to u you ya ur your money cost costs altogether "
+    "roughly approximately about around in on at now then".split()
+)
+_NEXT_WORD = re.compile(r"\s*([a-z][a-z']*)")
+
+
+def _without_quantity_heads(hits: Sequence[Hit], masked: str) -> list[Hit]:
+    """Drop a weak English cue ("how much") that is followed by the noun it quantifies."""
+    out: list[Hit] = []
+    for hit in hits:
+        if parse_label(hit.label).kind == "weak" and hit.text.isascii():
+            following = _NEXT_WORD.match(masked, hit.end)
+            if following is not None and following.group(1) not in _QUANTITY_FREE_WORDS:
+                continue
+        out.append(hit)
+    return out
 
 
 def _lists_items(spec: Any) -> bool:

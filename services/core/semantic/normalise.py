@@ -34,6 +34,7 @@ _CN_DIGITS = {
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 _CN_NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九十百千")
 _CN_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千]+")
+_MULTIPLIERS = frozenset("十百千")
 _SPACES = re.compile(r"\s+")
 # "2nd gen", "(2nd generation)", "第2代" all name the same generation as "2代".
 _ORDINAL_GENERATION = re.compile(r"\(?\s*(\d+)\s*(?:st|nd|rd|th)\s+gen(?:eration)?\s*\)?")
@@ -141,12 +142,17 @@ class TextNormaliser:
         )
         if not in_model_context:
             return run + tail
+        after_digit = match.start() > 0 and text[match.start() - 1].isdigit()
+        if after_digit and run[0] in _MULTIPLIERS:
+            # 5千毫安: a multiplier after digits scales them; left as written, never 51000.
+            return run + tail
         value = parse_chinese_numeral(run)
         if value is None:
             return run + tail
-        # 小米十四512G: two numbers, never one (14512).
+        # 小米十四512G, GT4四十六毫米, 14一个T: two numbers, never one (14512, 446, 141).
         glued = not tail and text[match.end() : match.end() + 1].isdigit()
-        return f"{value} " if glued else f"{value}{tail}"
+        lead = " " if after_digit else ""
+        return f"{lead}{value} " if glued else f"{lead}{value}{tail}"
 
 
 def _is_relative_generation(before: str, after: str) -> bool:
