@@ -754,10 +754,11 @@ _NEXT_WORD = re.compile(r"\s*([a-z][a-z']*)")
 
 
 def _without_quantity_heads(hits: Sequence[Hit], masked: str) -> list[Hit]:
-    """Drop a weak English cue ("how much") that is followed by the noun it quantifies."""
+    """Drop an English cue ending in a quantifier ("how much") that is followed by the
+    noun it quantifies: "how much zoom" asks about the zoom, not a price."""
     out: list[Hit] = []
     for hit in hits:
-        if parse_label(hit.label).kind == "weak" and hit.text.isascii():
+        if hit.text.isascii() and hit.text.rstrip().endswith((" much", " many")):
             following = _NEXT_WORD.match(masked, hit.end)
             if following is not None and following.group(1) not in _QUANTITY_FREE_WORDS:
                 continue
