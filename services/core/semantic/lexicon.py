@@ -297,8 +297,9 @@ def _unit_patterns(
         # The unit asked for: "多少瓦时", "几寸", "几万公里", "how many watt-hours" (a
         # question word, perhaps with a multiplier, right before the unit; the longer unit
         # wins over a shorter one inside it, and "几万" of "几万公里" is no price).
+        # An English measurement asked "in" a unit ("how long is it in mm") likewise.
         asked = (
-            r"(?:多少|几|how many|how much)(?:十|百|千|万|十万|百万)?\s*(?:"
+            r"(?:(?:多少|几|how many|how much)(?:十|百|千|万|十万|百万)?\s*|(?<![a-z])in\s+)(?:"
             + "|".join(re.escape(f) for f in forms if len(f) >= 2 or not f.isascii())
             + r")(?![a-z])"
         )

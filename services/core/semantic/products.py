@@ -282,6 +282,14 @@ class ProductMatcher:
             for i in range(len(key) - 1)
             if key[i][:1].isdigit() and key[i + 1].isascii() and key[i + 1].isalpha()
         }
+        # Bare tails: a model number and its variant word with neither brand nor series
+        # ("60pro"), over every brand, so a tail two brands share names nothing.
+        bare: dict[tuple[str, ...], set[str]] = {}
+        for (_, tail), ids in tails.items():
+            if len(tail) >= 2 and tail[0][:1].isdigit() and tail[1] in catalog_variants:
+                bare.setdefault(tail, set()).update(ids)
+        self._bare_tails = {k: frozenset(v) for k, v in bare.items()}
+        self._bare_lengths = sorted({len(t) for t in bare}, reverse=True)
         suffix_words = {t for k in self._suffix_keys for t in k if t.isascii() and t.isalpha()}
         initials: dict[str, set[str]] = {}
         for word in {*catalog_variants, *suffix_words}:
@@ -455,6 +463,11 @@ class ProductMatcher:
                         products.append(Mention(start_char, end_char, product_id, derived=derived))
                 index = end
                 continue
+            bare = self._bare_tail(tokens, index)
+            if bare is not None:
+                mention, index = bare
+                (products if mention.product_id else unknown).append(mention)
+                continue
             head = self._walk(self._head_trie, tokens, index)
             if head is not None:
                 end, labels = head
@@ -488,6 +501,69 @@ class ProductMatcher:
                     continue
             index += 1
         return ProductScan(tuple(products), tuple(unknown), tuple(brands))
+
+    def _bare_tail(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """ "60pro", "15 pro max": a model number and the variant words after it, with
+        no brand or series before, when exactly one catalog product has that tail."""
+        first = tokens[start]
+        if not first.is_number:
+            return None
+        if start > 0 and first.attached and (tokens[start - 1].is_latin or tokens[start - 1].is_number):
+            return None  # "k60 pro" is another brand's model
+        for length in self._bare_lengths:
+            window = tokens[start : start + length]
+            if len(window) != length or not all(t.adjacent for t in window[1:]):
+                continue
+            ids = self._bare_tails.get(tuple(t.text for t in window))
+            if ids is None:
+                continue
+            end = start + length
+            start_char, end_char = first.start, tokens[end - 1].end
+            suffix_end = self._suffix_end(tokens, end)
+            if suffix_end > end:
+                return (
+                    Mention(start_char, tokens[suffix_end - 1].end, reason="variant we do not sell"),
+                    suffix_end,
+                )
+            if len(ids) != 1:
+                return Mention(start_char, end_char, reason="ambiguous name"), end
+            (product_id,) = ids
+            return Mention(start_char, end_char, product_id, derived=True), end
+        return self._bare_letter(tokens, start)
+
+    def _bare_letter(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """ "16p": a model number and a glued letter, when the bare tails of that number
+        have exactly one variant word with that initial (as for a named series, 15p)."""
+        end = start + 2
+        if end > len(tokens):
+            return None
+        number, letter = tokens[start], tokens[start + 1]
+        if not (
+            letter.attached
+            and letter.is_latin
+            and len(letter.text) == 1
+            and letter.text not in self._suffix_letters
+            and not _glued_number(tokens, end)
+            and not (end < len(tokens) and tokens[end].text in self._variant_words)
+        ):
+            return None
+        words = {
+            tail[1]
+            for tail in self._bare_tails
+            if len(tail) == 2
+            and tail[0] == number.text
+            and tail[1][:1] == letter.text
+            and len(tail[1]) >= 3
+        }
+        # "promax" beside "pro" is two words (abbreviated "pm"); one letter is the one word.
+        words = {w for w in words if not any(o != w and w.startswith(o) for o in words)}
+        if len(words) != 1:
+            return None
+        ids = self._bare_tails[(number.text, next(iter(words)))]
+        if len(ids) != 1:
+            return None
+        (product_id,) = ids
+        return Mention(number.start, letter.end, product_id, derived=True), end
 
     def _brand_tail(
         self, tokens: Sequence[Token], start: int, end: int, labels: frozenset[str]

@@ -127,3 +127,41 @@ def test_a_chinese_numeral_after_digits_is_a_number_of_its_own(
     normaliser: TextNormaliser, text: str, expected: str
 ) -> None:
     assert normaliser.normalise(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # A bare model number and variant word (or its one-letter initial) that one
+        # catalog product has, with no brand or series before it.
+        ("60pro 电池多大", "huawei_mate_60_pro|battery_capacity|"),
+        ("15p 多重", "iphone_15_pro|weight|"),
+        ("24ultra 屏幕多大", "samsung_galaxy_s24_ultra|screen_size|"),
+        # A measurement asked "in" a unit the catalog uses for one attribute.
+        ("how long is the model y in mm", "tesla_model_y|dimensions|"),
+        # "how fast … charge" around a long product name.
+        ("How fast can the MacBook Pro 14 M3 charge", "macbook_pro_14_m3|charging_power|"),
+        # 哪个月 asks for a date like 哪月.
+        ("小米14是哪个月发布的", "xiaomi_14|release_date|"),
+        # Shopper nicknames: 遥遥领先 (Huawei), 水果 / 果子 before a model number (iPhone).
+        ("遥遥领先60 多重", "huawei_mate_60|weight|"),
+        ("水果16 屏幕多大", "iphone_16|screen_size|"),
+    ],
+)
+def test_shortened_names_and_asked_units(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert _cid(extractor.decide(question)) == cid
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "16 pro max 多重",  # a variant the catalog does not sell after a bare tail
+        "k60pro 多少钱",  # a letter glued before the number: another brand's model
+        "荣耀60pro多少钱",  # another brand before it
+        "15p max 多重",  # a letter with another variant word after it
+    ],
+)
+def test_bare_tails_never_name_another_model(extractor: SemanticExtractor, question: str) -> None:
+    assert not isinstance(extractor.decide(question), Fingerprint)
