@@ -508,7 +508,11 @@ class ProductMatcher:
         first = tokens[start]
         if not first.is_number:
             return None
-        if start > 0 and first.attached and (tokens[start - 1].is_latin or tokens[start - 1].is_number):
+        if (
+            start > 0
+            and first.attached
+            and (tokens[start - 1].is_latin or tokens[start - 1].is_number)
+        ):
             return None  # "k60 pro" is another brand's model
         for length in self._bare_lengths:
             window = tokens[start : start + length]
@@ -522,7 +526,9 @@ class ProductMatcher:
             suffix_end = self._suffix_end(tokens, end)
             if suffix_end > end:
                 return (
-                    Mention(start_char, tokens[suffix_end - 1].end, reason="variant we do not sell"),
+                    Mention(
+                        start_char, tokens[suffix_end - 1].end, reason="variant we do not sell"
+                    ),
                     suffix_end,
                 )
             if len(ids) != 1:

@@ -88,7 +88,13 @@ class Tokeniser:
                 # no name word of its own, the two together are one.
                 previous = out.pop()
                 out.append(
-                    Token(previous.text + word, previous.start, end, previous.attached, previous.adjacent)
+                    Token(
+                        previous.text + word,
+                        previous.start,
+                        end,
+                        previous.attached,
+                        previous.adjacent,
+                    )
                 )
                 continue
             parts = (
