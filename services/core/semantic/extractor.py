@@ -746,9 +746,52 @@ def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:
 #: for the 256 GB"); any other word is the noun whose quantity is asked ("how much optical
 #: zoom", "how much storage"), and a weak cue is no reading of that noun.
 _QUANTITY_FREE_WORDS = frozenset(
-    "is are was were does do did would will can could should for it its it's they them "
-    "the a an this that these those to u you ya ur your money cost costs altogether "
-    "roughly approximately about around in on at now then".split()
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "does",
+        "do",
+        "did",
+        "would",
+        "will",
+        "can",
+        "could",
+        "should",
+        "for",
+        "it",
+        "its",
+        "it's",
+        "they",
+        "them",
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "to",
+        "u",
+        "you",
+        "ya",
+        "ur",
+        "your",
+        "money",
+        "cost",
+        "costs",
+        "altogether",
+        "roughly",
+        "approximately",
+        "about",
+        "around",
+        "in",
+        "on",
+        "at",
+        "now",
+        "then",
+    ]
 )
 _NEXT_WORD = re.compile(r"\s*([a-z][a-z']*)")
 
