@@ -165,3 +165,22 @@ def test_shortened_names_and_asked_units(
 )
 def test_bare_tails_never_name_another_model(extractor: SemanticExtractor, question: str) -> None:
     assert not isinstance(extractor.decide(question), Fingerprint)
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("iphone 15 有没有货 多少钱一台", "realtime"),
+        ("s24 能不能再便宜点 多少钱", "realtime"),  # bargaining is about this sale
+        ("yo got any s24 ultra left? price?", "realtime"),
+        ("the iphone 15, u guys still got it? how much", "realtime"),
+        ("mate 60 pro 鸿蒙next 啥时候推", "predict"),
+        ("俺家那台小米14 屏幕多大", "personal"),
+        ("the airpods pro 2 you sent me have no cable in the box, is that normal", "personal"),
+        ("the s24 i got for my birthday, how long is warranty", "personal"),
+    ],
+)
+def test_more_chatty_bypass_cues(extractor: SemanticExtractor, question: str, intent: str) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == intent
