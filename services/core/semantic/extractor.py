@@ -486,6 +486,11 @@ class SemanticExtractor:
             )
         if attribute in self._money_attributes:
             durations += _stated_amounts(masked)
+        own = _own_number(self._specs[product].get(attribute)) if product is not None else None
+        if own is not None:
+            # "screen size, is it 6.3?": the product's own value asked to be confirmed,
+            # its unit left out; any other bare number may name a variant (abstain).
+            durations += [h for h in _stated_numbers(masked) if float(h.text) == own]
         if product is not None and _lists_items(self._specs[product].get(attribute)):
             # "盒子里有70W适配器吗": the answer lists things, and a value in a unit
             # (70W) describes the thing asked about, not a variant of the product.
@@ -550,6 +555,24 @@ _CURRENCIES = frozenset(("CNY", "USD", "EUR", "GBP", "JPY", "HKD"))
 _STATED_AMOUNT = re.compile(
     r"(?:是|要|卖|多少|\bis(?: it)?|\bfor)\s*(\d{3,7}(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)"
 )
+
+
+#: A bare number asked to be confirmed, any length ("is it 6.3?", "是6.1吗").
+_STATED_NUMBER = re.compile(r"(?:是|\bis(?: it)?)\s*(\d+(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)")
+
+
+def _stated_numbers(text: str) -> list[Hit]:
+    return [Hit("number", m.start(1), m.end(1), m.group(1)) for m in _STATED_NUMBER.finditer(text)]
+
+
+def _own_number(spec: Any) -> float | None:
+    """A spec's single numeric value (no variants: a spec ``by`` a key has none)."""
+    if not isinstance(spec, Mapping) or "by" in spec:
+        return None
+    value = spec.get("value")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
 
 
 def _stated_amounts(text: str) -> list[Hit]:

@@ -184,3 +184,9 @@ def test_more_chatty_bypass_cues(extractor: SemanticExtractor, question: str, in
     decision = extractor.decide(question)
     assert isinstance(decision, Bypass), decision
     assert decision.intent == intent
+
+
+def test_the_products_own_value_to_confirm_needs_no_unit(extractor: SemanticExtractor) -> None:
+    assert _cid(extractor.decide("s24 weight is it 167?")) == "samsung_galaxy_s24|weight|"
+    # Another bare number may name a variant (the larger model's screen): no fingerprint.
+    assert _cid(extractor.decide("iphone 16 pro screen size, is it 6.9?")) is None
