@@ -444,6 +444,15 @@ class ProductMatcher:
                         continue
                 start_char, end_char = tokens[index].start, tokens[end - 1].end
                 suffix_end = self._suffix_end(tokens, end)
+                lettered = self._lettered(tokens, end, suffix_end, ids)
+                if lettered is not None:
+                    # "华为60p": the name's number and one variant initial, read as the
+                    # bare tail "60p" when that names a model of the same brand.
+                    products.append(
+                        Mention(start_char, tokens[lettered[1] - 1].end, lettered[0], True)
+                    )
+                    index = lettered[1]
+                    continue
                 if len(ids) != 1:
                     unknown.append(Mention(start_char, end_char, reason="ambiguous name"))
                 elif suffix_end > end:
@@ -537,6 +546,21 @@ class ProductMatcher:
             return Mention(start_char, end_char, product_id, derived=True), end
         return self._bare_letter(tokens, start)
 
+    def _lettered(
+        self, tokens: Sequence[Token], end: int, suffix_end: int, ids: frozenset[str]
+    ) -> tuple[str, int] | None:
+        """The product a name ending in a model number names with the one letter glued
+        after it, when the bare tail (number + letter) names a model of the same brand."""
+        if suffix_end != end + 1 or len(ids) != 1 or not tokens[end - 1].is_number:
+            return None
+        found = self._bare_letter(tokens, end - 1)
+        if found is None or found[0].product_id is None:
+            return None
+        product_id = found[0].product_id
+        if self._brand_of[product_id] != self._brand_of[next(iter(ids))]:
+            return None
+        return product_id, found[1]
+
     def _bare_letter(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
         """ "16p": a model number and a glued letter, when the bare tails of that number
         have exactly one variant word with that initial (as for a named series, 15p)."""
@@ -586,6 +610,9 @@ class ProductMatcher:
             tail_end, ids = variant[0], frozenset()  # "华为60大杯": too far from any alias
         start_char, end_char = tokens[start].start, tokens[tail_end - 1].end
         suffix_end = self._suffix_end(tokens, tail_end)
+        lettered = self._lettered(tokens, tail_end, suffix_end, ids)
+        if lettered is not None:  # "华为60p"
+            return Mention(start_char, tokens[lettered[1] - 1].end, lettered[0], True), lettered[1]
         if len(ids) != 1:
             return Mention(start_char, end_char, reason="ambiguous name"), tail_end
         if suffix_end > tail_end:

@@ -190,3 +190,9 @@ def test_the_products_own_value_to_confirm_needs_no_unit(extractor: SemanticExtr
     assert _cid(extractor.decide("s24 weight is it 167?")) == "samsung_galaxy_s24|weight|"
     # Another bare number may name a variant (the larger model's screen): no fingerprint.
     assert _cid(extractor.decide("iphone 16 pro screen size, is it 6.9?")) is None
+
+
+def test_a_brand_number_and_one_variant_initial(extractor: SemanticExtractor) -> None:
+    assert _cid(extractor.decide("华为60p 多重")) == "huawei_mate_60_pro|weight|"
+    # The brand's number with a letter no model of that brand has: another model.
+    assert isinstance(extractor.decide("小米14p 多少钱"), Bypass)
