@@ -449,7 +449,7 @@ class ProductMatcher:
                     # "华为60p": the name's number and one variant initial, read as the
                     # bare tail "60p" when that names a model of the same brand.
                     products.append(
-                        Mention(start_char, tokens[lettered[1] - 1].end, lettered[0], True)
+                        Mention(start_char, tokens[lettered[1] - 1].end, lettered[0], derived=True)
                     )
                     index = lettered[1]
                     continue
@@ -612,7 +612,9 @@ class ProductMatcher:
         suffix_end = self._suffix_end(tokens, tail_end)
         lettered = self._lettered(tokens, tail_end, suffix_end, ids)
         if lettered is not None:  # "华为60p"
-            return Mention(start_char, tokens[lettered[1] - 1].end, lettered[0], True), lettered[1]
+            return Mention(
+                start_char, tokens[lettered[1] - 1].end, lettered[0], derived=True
+            ), lettered[1]
         if len(ids) != 1:
             return Mention(start_char, end_char, reason="ambiguous name"), tail_end
         if suffix_end > tail_end:
