@@ -66,6 +66,7 @@ def test_chatty_bypass_cues(extractor: SemanticExtractor, question: str, intent:
         ("got a quick q: how heavy is the model 3?", "tesla_model_3|weight|"),
         ("付款之后会多久发货", "null|delivery_time|"),
         ("帮我妈问一下，小米14多少钱", "xiaomi_14|price|"),
+        ("想给老妈买台小米14 屏幕多大", "xiaomi_14|screen_size|"),  # a plan, not a purchase
         # A space between Chinese characters ends the situation clause (a trip next month).
         ("我下个月去旅游 想买个s24 它防水等级是多少", "samsung_galaxy_s24|water_resistance|"),
         # "how much" before a noun asks for that noun's quantity.
@@ -178,6 +179,8 @@ def test_bare_tails_never_name_another_model(extractor: SemanticExtractor, quest
         ("俺家那台小米14 屏幕多大", "personal"),
         ("the airpods pro 2 you sent me have no cable in the box, is that normal", "personal"),
         ("the s24 i got for my birthday, how long is warranty", "personal"),
+        ("老爸用的小米14 充电变慢了 充电功率多少", "personal"),  # a kin word without 我
+        ("给老妈买的apple watch 9 到了 续航多久", "personal"),
     ],
 )
 def test_more_chatty_bypass_cues(extractor: SemanticExtractor, question: str, intent: str) -> None:
