@@ -41,6 +41,7 @@ def _cid(decision: object) -> str | None:
         ("iphone 16 价格还是5999吗", "realtime"),
         ("is the s24 still 799?", "realtime"),
         ("model 3 还有吗 多少钱", "realtime"),
+        ("苹果15今年多少钱", "realtime"),  # this year's price is the current one
         # The future: a wait, gonna / 'll, an operating-system version still to come.
         ("x1 carbon 再过半年价格怎么样", "predict"),
         ("is samsung gonna drop the s24 price", "predict"),
