@@ -182,6 +182,7 @@ def test_bare_tails_never_name_another_model(extractor: SemanticExtractor, quest
         ("the s24 i got for my birthday, how long is warranty", "personal"),
         ("老爸用的小米14 充电变慢了 充电功率多少", "personal"),  # a kin word without 我
         ("给老妈买的apple watch 9 到了 续航多久", "personal"),
+        ("our family car is a model 3 from you guys, whats the range", "personal"),
     ],
 )
 def test_more_chatty_bypass_cues(extractor: SemanticExtractor, question: str, intent: str) -> None:
