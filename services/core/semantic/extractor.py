@@ -767,7 +767,7 @@ def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:
 
 #: Words after "how much" that keep it a question of price ("how much is it", "how much
 #: for the 256 GB"); any other word is the noun whose quantity is asked ("how much optical
-#: zoom", "how much storage"), and a weak cue is no reading of that noun.
+#: zoom", "how much storage"), and a cue ending in "how much" is no reading of that noun.
 _QUANTITY_FREE_WORDS = frozenset(
     [
         "is",
