@@ -122,7 +122,7 @@ class AdmissionGate:
         self._order = tuple(i for i in policy.precedence if i in BYPASS_INTENTS)
         self._sets = {
             rule.intent: PhraseSet(
-                ((p, rule.intent) for p in rule.phrases),
+                ((v, rule.intent) for p in rule.phrases for v in question_particle_variants(p)),
                 ((p, rule.intent) for p in rule.patterns),
             )
             for rule in policy.rules
@@ -146,10 +146,31 @@ class AdmissionGate:
                 return intent, _describe(hits)
         return None
 
+    def hits(self, intent: str, masked: str, boundaries: frozenset[int]) -> list[Hit]:
+        """Where ``intent``'s phrases and patterns occur in ``masked``."""
+        phrase_set = self._sets.get(intent)
+        return phrase_set.find(masked, boundaries) if phrase_set is not None else []
+
     def matches(self, intent: str, text: str) -> bool:
         """Whether ``intent``'s phrases or patterns occur in ``text`` (no word boundaries)."""
         phrase_set = self._sets.get(intent)
         return phrase_set is not None and bool(phrase_set.find(text, frozenset()))
+
+
+#: Chinese yes/no questions end in 吗 or, in chat, in 么 / 嘛 or an A-not-A 不 (靠谱不);
+#: a perfective question (到货了吗) also in 没 (到货了没, 到货没).
+_PARTICLE_VARIANTS = ("么", "嘛", "不")
+
+
+def question_particle_variants(phrase: str) -> tuple[str, ...]:
+    """``phrase`` and, when it is a Chinese question ending in 吗, its chat variants."""
+    if len(phrase) < 3 or not phrase.endswith("吗"):
+        return (phrase,)
+    stem = phrase[:-1]
+    variants = [phrase, *(stem + particle for particle in _PARTICLE_VARIANTS)]
+    if stem.endswith("了"):
+        variants += [stem + "没", stem[:-1] + "没"]
+    return tuple(variants)
 
 
 def _describe(hits: Sequence[Hit]) -> str:

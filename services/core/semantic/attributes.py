@@ -9,6 +9,7 @@ battery is about the warranty); whatever is still ambiguous is no fingerprint.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from services.core.semantic.lexicon import (
 from services.core.semantic.phrases import Hit, PhraseSet, outermost
 
 #: Constraint keys that name what is asked, not just which variant (lens → camera).
-_TOPIC_KEYS = ("context", "lens", "method", "coverage", "item_state")
+TOPIC_KEYS = ("context", "lens", "method", "coverage", "item_state")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class AttributeResolver:
         self._dominance = lexicon.dominance
         self._phrases = PhraseSet(lexicon.attribute_phrases, lexicon.attribute_patterns)
         topic: dict[str, str] = {}
-        for key in _TOPIC_KEYS:
+        for key in TOPIC_KEYS:
             owners = [a for a, spec in self._specs.items() if key in spec.constraint_keys]
             if len(owners) == 1:
                 topic[key] = owners[0]
@@ -65,9 +66,11 @@ class AttributeResolver:
         hits: Sequence[Hit],
         category: str | None,
         constraint_keys: Iterable[str],
+        text: str = "",
     ) -> AttributeChoice:
         labelled = [(hit, parse_label(hit.label)) for hit in _outermost_and_rivals(hits)]
         labelled = [(h, lab) for h, lab in labelled if lab.applies_to(category)]
+        labelled = self._without_unit_readings(labelled, category)
         if any(lab.name == UNSUPPORTED for _, lab in labelled):
             return AttributeChoice(None, "asks about something outside the attribute vocabulary")
 
@@ -77,7 +80,15 @@ class AttributeResolver:
 
         strong, strong_named = pick("strong")
         if strong:
-            return self._choose(strong, labelled, "strong")
+            choice = self._choose(strong, labelled, "strong")
+            rival = self._rival_value(choice.attribute, labelled, category, text)
+            if choice.attribute is not None and rival is not None:
+                # "换新…是8年吗": the phrase reads one attribute, the value asked to be
+                # confirmed is another's (a warranty period): two readings compete.
+                return AttributeChoice(
+                    None, f"a stated value of {rival} competes with {choice.attribute}"
+                )
+            return choice
         implied = {self._topic_attribute[k] for k in constraint_keys if k in self._topic_attribute}
         implied = {a for a in implied if self._applies(a, category)}
         if len(implied) == 1:
@@ -95,6 +106,59 @@ class AttributeResolver:
         if strong_named or values_named or weak_named:
             return AttributeChoice(None, "attribute does not apply to this product")
         return AttributeChoice(None, "no attribute found")
+
+    def _without_unit_readings(
+        self, labelled: Sequence[tuple[Hit, Label]], category: str | None
+    ) -> list[tuple[Hit, Label]]:
+        """Drop a strong phrase that is, on the same words, the unit asked for of another
+        attribute the question names by a phrase of its own: in "防水多少米" the 多少米 of
+        slang ("how much money") is the metres of the water resistance (防水) asked."""
+        strong_names = {
+            lab.name
+            for _, lab in labelled
+            if lab.kind == "strong" and self._applies(lab.name, category)
+        }
+        # span → the attributes of the weak cues on exactly that span (one pass: linear).
+        weak_on: dict[tuple[int, int], set[str]] = {}
+        for hit, lab in labelled:
+            if lab.kind == "weak" and lab.name in strong_names:
+                weak_on.setdefault((hit.start, hit.end), set()).add(lab.name)
+        if not weak_on:
+            return list(labelled)
+        dropped = {
+            id(hit)
+            for hit, lab in labelled
+            if lab.kind == "strong" and weak_on.get((hit.start, hit.end), set()) - {lab.name}
+        }
+        return [(h, lab) for h, lab in labelled if id(h) not in dropped]
+
+    def _rival_value(
+        self,
+        attribute: str | None,
+        labelled: Sequence[tuple[Hit, Label]],
+        category: str | None,
+        text: str,
+    ) -> str | None:
+        """An attribute of a value the question asks to confirm ("是8年吗", "is it 8
+        years") that is not ``attribute``: a value none of whose readings is ``attribute``
+        (7天 is a return period as well as a delivery time, so it never competes with a
+        return question), and that ``attribute`` does not dominate. A value that only
+        describes a thing ("有70W适配器吗": the adapter asked about) competes with nothing."""
+        if attribute is None:
+            return None
+        by_span: dict[tuple[int, int], set[str]] = {}
+        for hit, label in labelled:
+            if (
+                label.kind == "value"
+                and self._applies(label.name, category)
+                and _CONFIRMED.search(text[max(0, hit.start - 8) : hit.start])
+            ):
+                by_span.setdefault((hit.start, hit.end), set()).add(label.name)
+        dominated = self._dominance.get(attribute, frozenset())
+        for names in by_span.values():
+            if attribute not in names and not names <= dominated:
+                return sorted(names - dominated)[0]
+        return None
 
     def _applies(self, attribute: str, category: str | None) -> bool:
         spec = self._specs.get(attribute)
@@ -121,6 +185,10 @@ class AttributeResolver:
         (attribute,) = kept
         hits = tuple(h for h, lab in labelled if lab.name == attribute)
         return AttributeChoice(attribute, f"{strength} cue", hits)
+
+
+#: What stands right before a value asked to be confirmed.
+_CONFIRMED = re.compile(r"(?:是|(?<![a-z])(?:is|be|was)(?: (?:it|that|this|they))?)\s*$")
 
 
 def _outermost_and_rivals(hits: Sequence[Hit]) -> list[Hit]:

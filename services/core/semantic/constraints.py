@@ -214,6 +214,30 @@ class ConstraintResolver:
         owners = self._foreign.get((key, phrase))
         return category is not None and owners is not None and category not in owners
 
+    def ends_in_variant_word(
+        self,
+        text: str,
+        start: int,
+        end: int,
+        boundaries: frozenset[int],
+        topic_keys: Iterable[str] = (),
+    ) -> bool:
+        """Whether ``text[start:end]`` is the modifier of a word built like a variant
+        name: followed by the head its key's values share (版 of 标准版 / 长续航版), the
+        two together no piece of the vocabulary, and the head ends the word. In "焕新版"
+        the 焕新 (heard as 换新, an exchange word) names an edition, not what is asked.
+        Heads of ``topic_keys`` (keys that name what is asked: the 保 of 电池包质保) make
+        no variant name: "保价保几天" still asks about price protection."""
+        topic_keys = frozenset(topic_keys)
+        if end >= len(text) or not _is_cjk(text[end]) or not _is_cjk(text[end - 1]):
+            return False
+        head = text[end]
+        if not any(head in self._heads[k][0] for k in self._heads if k not in topic_keys):
+            return False
+        if end + 1 < len(text) and end + 1 not in boundaries:
+            return False  # the head starts a word of its own (版本 of 存储版本)
+        return text[start : end + 1] not in self._known_fragments
+
     def _unread_value_word(self, key: str, text: str, boundaries: frozenset[int]) -> bool:
         """A word built like this key's values but none of them: Chinese compounds end in
         their head (闪充 is a kind of 充 like 超充 and 慢充), English ones in their last word

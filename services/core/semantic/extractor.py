@@ -25,7 +25,7 @@ from services.core.semantic.admission import (
     AdmissionGate,
     AdmissionPolicy,
 )
-from services.core.semantic.attributes import AttributeResolver
+from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
 from services.core.semantic.constraints import ConstraintResolver
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
 from services.core.semantic.lexicon import UNIT_VALUE_MARK, AttributeSpec, SlotLexicon, parse_label
@@ -50,6 +50,7 @@ class SemanticExtractor:
         english_words: Mapping[str, int] | None = None,
     ) -> None:
         lexicon_doc: Mapping[str, Any] = lexicon if lexicon is not None else {}
+        spec_units = _spec_units(catalog, frozenset(str(u) for u in lexicon_doc.get("units", {})))
         lexicon_forms = {
             str(attr_id): [str(p) for p in raw.get("phrases", ())]
             for attr_id, raw in lexicon_doc.get("attributes", {}).items()
@@ -78,7 +79,7 @@ class SemanticExtractor:
             catalog_names,
             self._segmenter.general_frequencies,
             english_words,
-            _spec_units(catalog),
+            spec_units,
             _spec_texts(catalog),
         )
         self._normaliser = self._lexicon.normaliser
@@ -100,7 +101,7 @@ class SemanticExtractor:
         # Attributes the catalog gives in a currency: a bare number asked to be confirmed
         # ("官方价是6999吗") is their own stated value.
         self._money_attributes = frozenset(
-            a for u, by in _spec_units(catalog).items() if u in _CURRENCIES for a in by
+            a for u, by in spec_units.items() if u in _CURRENCIES for a in by
         )
         self._product_keys = _product_varying_keys(specs)
         self._products = ProductMatcher(
@@ -145,16 +146,20 @@ class SemanticExtractor:
             w
             for phrase in (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
             for w in (phrase, *phrase.split())
-        )
+        ) | _catalog_text_words(catalog)
         # The catalog's units are attribute words too ("多少毫安", "几寸").
         unit_words: dict[str, list[str]] = {}
         unit_forms = lexicon_doc.get("units", {})
-        for unit, by_attribute in _spec_units(catalog).items():
+        for unit, by_attribute in spec_units.items():
             for attr_id in by_attribute:
                 forms = [str(f) for f in unit_forms.get(unit, ())]
                 unit_words.setdefault(attr_id, []).extend(f for f in forms if len(f) >= 2)
                 # A number with the unit ("0" stands for any number in the reader).
                 unit_words[attr_id].extend(f"0{f}" for f in forms)
+        # Text values that are a number and a unit ("128GB", "1TB" of storage): the unit
+        # after a number asks about that attribute too ("有1TB的吗").
+        for attr_id, units in _value_text_units(catalog).items():
+            unit_words.setdefault(attr_id, []).extend(f"0{u}" for u in sorted(units))
         self._reader = NgramReader(
             [(e.product_id, e.category, e.brand, e.names) for e in entries],
             {
@@ -169,12 +174,15 @@ class SemanticExtractor:
                 for attr_id, spec in self._lexicon.attributes.items()
             },
             sorted({p for p, _ in self._lexicon.constraint_phrases}),
-            self._lexicon.name_synonyms,
+            # Brand words are synonyms to the reader too (比亚迪汉 / 迪子汉).
+            [*self._lexicon.name_synonyms, *self._lexicon.brands.values()],
             [
                 (label.name, label.value, phrase)
                 for phrase, raw_label in self._lexicon.constraint_phrases
                 if (label := parse_label(raw_label)).kind == "constraint"
             ],
+            brand_words=self._lexicon.brands,
+            category_words=self._lexicon.category_words,
         )
 
     @staticmethod
@@ -197,10 +205,10 @@ class SemanticExtractor:
     def decide(self, text: str, *, second_reader: bool = True) -> SemanticDecision:
         """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
         reader agrees on product and attribute (otherwise no fingerprint)."""
-        decision, derived, by_unit = self._decide_rules(text)
+        decision, derived, by_unit, value_nouns = self._decide_rules(text)
         if second_reader and isinstance(decision, Fingerprint):
             verdict = self._reader.read(
-                self._normaliser.normalise(text),
+                _blank_spans(self._normaliser.normalise(text), value_nouns, " "),
                 decision.product,
                 decision.attribute,
                 family_only=derived,
@@ -265,13 +273,16 @@ class SemanticExtractor:
             return False
         return not self._gate.matches("personal", body)
 
-    def _unknown_latin_word(self, masked: str) -> str | None:
+    def _unknown_latin_word(self, masked: str, read: Sequence[Hit] = ()) -> str | None:
         """A Latin word neither the vocabulary nor the English dictionary knows: a
-        misspelt variant or value word the rules may have read past ("pro mx")."""
+        misspelt variant or value word the rules may have read past ("pro mx"). A word
+        inside a stated value the rules read (the wr of "wr50") is understood."""
         if not UNKNOWN_WORD_CHECK:
             return None
         for match in _LATIN_WORD.finditer(masked):
             word = match.group()
+            if any(h.start <= match.start() and match.end() <= h.end for h in read):
+                continue
             if word in _CONTRACTION_TAILS and masked[match.start() - 1 : match.start()] in "'’":
                 continue  # the 've of "I've", the 're of "you're"
             if word in self._chat_words:
@@ -282,15 +293,18 @@ class SemanticExtractor:
                 return word
         return None
 
-    def _decide_rules(self, text: str) -> tuple[SemanticDecision, bool, bool]:
-        """The rules' decision, whether its product was named through the grammar, and
-        whether its attribute was settled by a number in a unit only it uses."""
+    def _decide_rules(
+        self, text: str
+    ) -> tuple[SemanticDecision, bool, bool, tuple[tuple[int, int], ...]]:
+        """The rules' decision, whether its product was named through the grammar,
+        whether its attribute was settled by a number in a unit only it uses, and the
+        spans of the nouns of stated values (in the normalised text)."""
         norm = self._normaliser.normalise(text)
         if not norm:
-            return NoFingerprint("empty question"), False, False
+            return NoFingerprint("empty question"), False, False, ()
         scan = self._products.scan(norm)
-        decision, by_unit = self._decide_scanned(norm, scan, self._trademarks(text))
-        return decision, any(m.derived for m in scan.products), by_unit
+        decision, by_unit, nouns = self._decide_scanned(norm, scan, self._trademarks(text))
+        return decision, any(m.derived for m in scan.products), by_unit, nouns
 
     def _trademarks(self, text: str) -> frozenset[str]:
         """Vocabulary words the question writes in CamelCase ("ProMotion", "MagSafe"): a
@@ -302,9 +316,52 @@ class SemanticExtractor:
             if (word := match.group().lower()) in self._known_words
         )
 
+    def _situation_blanked(
+        self, gate_text: str, masked: str, boundaries: frozenset[int], intent: str
+    ) -> str | None:
+        """``gate_text`` with the clauses blanked that only describe the asker's
+        situation, when another clause names the product: a clause with no product, no
+        attribute word and no higher bypass, whose ``intent`` cues are either a future
+        time of the asker's own plans (a first-person clause: 我下周要出差) or, for a
+        comparison, a degree adverb before an adjective (车库比较窄: "fairly narrow")."""
+        clauses = _clauses(gate_text)
+        if not 2 <= len(clauses) <= _MAX_SITUATION_CLAUSES or not any(
+            PRODUCT_MASK in gate_text[s:e] or UNKNOWN_MASK in gate_text[s:e] for s, e in clauses
+        ):
+            return None
+        cues = self._gate.hits(intent, gate_text, boundaries)
+        worded = [(h.start, h.end) for h in self._attributes.find(masked, boundaries)]
+        blanked: list[tuple[int, int]] = []
+        for start, end in clauses:
+            clause = gate_text[start:end]
+            inside = [h for h in cues if start <= h.start and h.end <= end]
+            if (
+                not inside
+                or PRODUCT_MASK in clause
+                or UNKNOWN_MASK in clause
+                or any(start < e and s < end for s, e in worded)
+            ):
+                continue
+            local = frozenset(b - start for b in boundaries if start <= b <= end) | {0, len(clause)}
+            alone = self._gate.first_bypass(clause, local, {})
+            if alone is None or alone[0] != intent:
+                continue  # a personal or real-time cue in the clause still counts
+            if intent == "compare":
+                adverbs = {
+                    (s + start, e + start) for s, e in self._segmenter.degree_adverbs(clause)
+                }
+                if any((h.start, h.end) not in adverbs for h in inside):
+                    continue
+            elif not _FIRST_PERSON.search(clause):
+                continue
+            blanked.append((start, end))
+        if not blanked:
+            return None
+        return _blank_spans(gate_text, blanked)
+
     def _decide_scanned(
         self, norm: str, scan: ProductScan, trademarks: frozenset[str] = frozenset()
-    ) -> tuple[SemanticDecision, bool]:
+    ) -> tuple[SemanticDecision, bool, tuple[tuple[int, int], ...]]:
         boundaries = self._segmenter.boundaries(norm)
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
@@ -341,12 +398,20 @@ class SemanticExtractor:
                 blanked = _blank_spans(gate_text, spans)
                 if blanked != gate_text:
                     bypass = self._gate.first_bypass(blanked, boundaries, structural)
+        if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
+            # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
+            # (no product, no attribute word) carries no bypass of the question asked.
+            situation = self._situation_blanked(gate_text, masked, boundaries, bypass[0])
+            if situation is not None:
+                bypass = self._gate.first_bypass(situation, boundaries, structural)
         if bypass is not None:
-            return Bypass(*bypass), False
+            return Bypass(*bypass), False, ()
 
         attribute_hits = self._attributes.find(masked, boundaries)
         constraint_spans = reading.spans()
-        attribute_hits = _without_cut_cues(strip_inside(attribute_hits, constraint_spans))
+        attribute_hits = _without_quantity_heads(
+            _without_cut_cues(strip_inside(attribute_hits, constraint_spans)), masked
+        )
         attribute_hits = _not_starting_inside(
             attribute_hits,
             [
@@ -354,10 +419,22 @@ class SemanticExtractor:
                 for h in reading.hits
             ],
         )
+        worded = attribute_hits
         attribute_hits = _without_value_nouns(attribute_hits, reading.hits, masked)
-        choice = self._attributes.resolve(attribute_hits, category, reading.values)
+        # The nouns of stated values ("with 1 TB storage, how much?") name the variant;
+        # the second reader reads the question without them, as the rules do.
+        kept_ids = {id(h) for h in attribute_hits}
+        value_nouns = tuple((h.start, h.end) for h in worded if id(h) not in kept_ids)
+        attribute_hits = [
+            h
+            for h in attribute_hits
+            if not self._constraints.ends_in_variant_word(
+                masked, h.start, h.end, boundaries, TOPIC_KEYS
+            )
+        ]
+        choice = self._attributes.resolve(attribute_hits, category, reading.values, masked)
         if choice.attribute is None:
-            return NoFingerprint(choice.reason), False
+            return NoFingerprint(choice.reason), False, ()
         attribute = choice.attribute
         spec = self._attributes.spec(attribute)
         product = product_ids[0] if product_ids else None
@@ -367,9 +444,9 @@ class SemanticExtractor:
             product = None
         if product is None:
             if spec.kind != "policy":
-                return NoFingerprint("spec question without a catalog product"), False
+                return NoFingerprint("spec question without a catalog product"), False, ()
             if any(not _touches(m, choice.hits) for m in scan.brands):
-                return NoFingerprint("names a brand but no model"), False
+                return NoFingerprint("names a brand but no model"), False, ()
         constraint_choice = self._constraints.choose(
             reading,
             attribute,
@@ -379,7 +456,7 @@ class SemanticExtractor:
             category if product else None,
         )
         if constraint_choice.problem is not None:
-            return NoFingerprint(constraint_choice.problem), False
+            return NoFingerprint(constraint_choice.problem), False, ()
         if product is None:
             taken = {key for key, _ in constraint_choice.constraints}
             only_products = sorted(
@@ -390,30 +467,74 @@ class SemanticExtractor:
             if only_products:
                 # "毛豆Y电池包质保…": a battery warranty is a product's, never the store's; with
                 # no product read, the product is one we did not recognise.
-                return NoFingerprint(
-                    f"a {only_products[0]} only a product's {attribute} has, but no product"
-                ), False
-        if constraint_choice.open_keys and any(h.label.startswith("#") for h in choice.hits):
-            # "是2亿像素吗" names the main camera without saying so: not the summary class.
-            return NoFingerprint(
-                f"a stated value implies a {constraint_choice.open_keys[0]}"
-            ), False
+                return (
+                    NoFingerprint(
+                        f"a {only_products[0]} only a product's {attribute} has, but no product"
+                    ),
+                    False,
+                    (),
+                )
         durations = _durations(masked) if spec.kind == "policy" else []
+        if constraint_choice.open_keys and any(
+            h.label.startswith("#") and not _touches_any(h, durations) for h in choice.hits
+        ):
+            # "是2亿像素吗" names the main camera without saying so: not the summary class.
+            return (
+                NoFingerprint(f"a stated value implies a {constraint_choice.open_keys[0]}"),
+                False,
+                (),
+            )
         if attribute in self._money_attributes:
             durations += _stated_amounts(masked)
+        own = _own_number(self._specs[product].get(attribute)) if product is not None else None
+        if own is not None:
+            # "screen size, is it 6.3?": the product's own value asked to be confirmed,
+            # its unit left out; any other bare number may name a variant (abstain).
+            durations += [h for h in _stated_numbers(masked) if float(h.text) == own]
+        if product is not None and _lists_items(self._specs[product].get(attribute)):
+            # "盒子里有70W适配器吗": the answer lists things, and a value in a unit
+            # (70W) describes the thing asked about, not a variant of the product.
+            durations += [h for h in attribute_hits if parse_label(h.label).kind == "value"]
         stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
         if stray is not None:
-            return NoFingerprint(f"number not understood: {stray!r}"), False
-        unknown_word = self._unknown_latin_word(masked)
+            return NoFingerprint(f"number not understood: {stray!r}"), False, ()
+        values = [h for h in choice.hits if h.label.startswith("#")]
+        unknown_word = self._unknown_latin_word(masked, values)
         if unknown_word is not None:
-            return NoFingerprint(f"word not understood: {unknown_word!r}"), False
+            return NoFingerprint(f"word not understood: {unknown_word!r}"), False, ()
         fingerprint = Fingerprint(
             product=product,
             attribute=attribute,
             intent=spec.intent,
             constraints=constraint_choice.constraints,
         )
-        return fingerprint, choice.by_unit
+        return fingerprint, choice.by_unit, value_nouns
+
+
+#: Bypass intents whose cues may only describe the asker's situation in a clause of its own.
+_SITUATION_INTENTS = frozenset(("predict", "compare"))
+#: A question is a few clauses; past this many, none is read as a situation (each clause
+#: is checked against every cue, which must stay linear in the question's length).
+_MAX_SITUATION_CLAUSES = 6
+_FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z])")
+#: Clauses end at punctuation and, in chat, at a space between two Chinese characters:
+#: written Chinese has no spaces between words, so such a space is a pause between clauses
+#: (我下个月去旅游 想买个…); a space next to a Latin word or a number only separates words.
+_CLAUSE_SPLIT = re.compile(r"[,，.。?？!！;；]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+
+
+def _clauses(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the clauses of ``text``, split at punctuation and at spaces
+    between Chinese characters."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _CLAUSE_SPLIT.finditer(text):
+        if match.start() > start:
+            spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
 
 
 UNKNOWN_WORD_CHECK = True
@@ -428,11 +549,30 @@ _DURATION = re.compile(
 
 #: Currency codes a catalog may give values in.
 _CURRENCIES = frozenset(("CNY", "USD", "EUR", "GBP", "JPY", "HKD"))
-#: A bare amount asked to be confirmed: "是6999吗", "is it 5999?". Three digits or more, so
-#: a storage size or screen size written without its unit is never taken for it.
+#: A bare amount asked to be confirmed: "是6999吗", "卖多少 1499吗", "is it 5999?". Three
+#: digits or more, so a storage size or screen size written without its unit is never
+#: taken for it.
 _STATED_AMOUNT = re.compile(
-    r"(?:是|要|卖|\bis(?: it)?|\bfor)\s*(\d{3,7}(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)"
+    r"(?:是|要|卖|多少|\bis(?: it)?|\bfor)\s*(\d{3,7}(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)"
 )
+
+
+#: A bare number asked to be confirmed, any length ("is it 6.3?", "是6.1吗").
+_STATED_NUMBER = re.compile(r"(?:是|\bis(?: it)?)\s*(\d+(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)")
+
+
+def _stated_numbers(text: str) -> list[Hit]:
+    return [Hit("number", m.start(1), m.end(1), m.group(1)) for m in _STATED_NUMBER.finditer(text)]
+
+
+def _own_number(spec: Any) -> float | None:
+    """A spec's single numeric value (no variants: a spec ``by`` a key has none)."""
+    if not isinstance(spec, Mapping) or "by" in spec:
+        return None
+    value = spec.get("value")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
 
 
 def _stated_amounts(text: str) -> list[Hit]:
@@ -455,29 +595,85 @@ def _blank_words(text: str, words: frozenset[str]) -> str:
     return text
 
 
-def _blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
+def _blank_spans(text: str, spans: Sequence[tuple[int, int]], blank: str = "_") -> str:
     """``text`` with each span blanked, length kept."""
     chars = list(text)
     for start, end in spans:
-        chars[start:end] = "_" * (end - start)
+        chars[start:end] = blank * (end - start)
     return "".join(chars)
 
 
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
 
 
-def _spec_units(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str]]]:
-    """unit → attribute → categories whose specs give that attribute in that unit."""
+def _spec_units(
+    catalog: Mapping[str, Any], known_units: frozenset[str] = frozenset()
+) -> dict[str, dict[str, frozenset[str]]]:
+    """unit → attribute → categories whose specs give that attribute in that unit. A unit
+    no spec gives as its ``unit`` but a spec's note states after a number ("water
+    resistant to 50 m") types that attribute too, when it is one of ``known_units`` (the
+    lexicon's unit table); a unit some spec does use is left to the specs."""
     found: dict[str, dict[str, set[str]]] = {}
+    noted: dict[str, dict[str, set[str]]] = {}
     for raw in catalog.get("products", ()):
         category = str(raw.get("category", ""))
         for attribute, spec in raw.get("specs", {}).items():
             values = [spec] if "value" in spec else list(spec.get("values", {}).values())
             for value in values:
-                unit = value.get("unit") if isinstance(value, Mapping) else None
+                if not isinstance(value, Mapping):
+                    continue
+                unit = value.get("unit")
                 if unit:
                     found.setdefault(str(unit), {}).setdefault(str(attribute), set()).add(category)
+                for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
+                    if match.group(1) in known_units:
+                        by = noted.setdefault(match.group(1), {})
+                        by.setdefault(str(attribute), set()).add(category)
+    for unit, by_attribute in noted.items():
+        if unit not in found:
+            found[unit] = by_attribute
     return {u: {a: frozenset(c) for a, c in by.items()} for u, by in found.items()}
+
+
+def _catalog_text_words(catalog: Mapping[str, Any]) -> frozenset[str]:
+    """Latin words of the catalog's own spec texts and notes (the usb of "USB-C cable"):
+    a word the catalog writes is understood, never a misspelt variant."""
+    words: set[str] = set()
+    for raw in catalog.get("products", ()):
+        for spec in raw.get("specs", {}).values():
+            if not isinstance(spec, Mapping):
+                continue
+            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
+            for value in values:
+                if not isinstance(value, Mapping):
+                    continue
+                texts = value.get("value")
+                items = list(texts) if isinstance(texts, (list, tuple)) else [texts]
+                for text in (*items, value.get("note")):
+                    if isinstance(text, str):
+                        words.update(_LATIN_WORD.findall(text.lower()))
+    return frozenset(words)
+
+
+def _value_text_units(catalog: Mapping[str, Any]) -> dict[str, set[str]]:
+    """attribute → the units of its text values written as a number and a unit
+    ("128GB" gives gb to storage)."""
+    found: dict[str, set[str]] = {}
+    for raw in catalog.get("products", ()):
+        for attribute, spec in raw.get("specs", {}).items():
+            if not isinstance(spec, Mapping) or "value" not in spec:
+                continue
+            value = spec["value"]
+            for text in value if isinstance(value, (list, tuple)) else [value]:
+                match = _NUMBER_AND_UNIT.match(str(text))
+                if match:
+                    found.setdefault(str(attribute), set()).add(match.group(1).lower())
+    return found
+
+
+_NUMBER_AND_UNIT = re.compile(r"^\d+(?:\.\d+)?\s*([A-Za-z]{1,4})$")
+#: A number and its unit in a spec's note ("max depth 6 m").
+_NOTED_UNIT = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*\s*([A-Za-z]+)\b")
 
 
 def completed_names(names: Sequence[str], all_names: Sequence[str]) -> list[str]:
@@ -569,6 +765,78 @@ def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:
     ]
 
 
+#: Words after "how much" that keep it a question of price ("how much is it", "how much
+#: for the 256 GB"); any other word is the noun whose quantity is asked ("how much optical
+#: zoom", "how much storage"), and a cue ending in "how much" is no reading of that noun.
+_QUANTITY_FREE_WORDS = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "does",
+        "do",
+        "did",
+        "would",
+        "will",
+        "can",
+        "could",
+        "should",
+        "for",
+        "it",
+        "its",
+        "it's",
+        "they",
+        "them",
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "to",
+        "u",
+        "you",
+        "ya",
+        "ur",
+        "your",
+        "money",
+        "cost",
+        "costs",
+        "altogether",
+        "roughly",
+        "approximately",
+        "about",
+        "around",
+        "in",
+        "on",
+        "at",
+        "now",
+        "then",
+    ]
+)
+_NEXT_WORD = re.compile(r"\s*([a-z][a-z']*)")
+
+
+def _without_quantity_heads(hits: Sequence[Hit], masked: str) -> list[Hit]:
+    """Drop an English cue ending in a quantifier ("how much") that is followed by the
+    noun it quantifies: "how much zoom" asks about the zoom, not a price."""
+    out: list[Hit] = []
+    for hit in hits:
+        if hit.text.isascii() and hit.text.rstrip().endswith((" much", " many")):
+            following = _NEXT_WORD.match(masked, hit.end)
+            if following is not None and following.group(1) not in _QUANTITY_FREE_WORDS:
+                continue
+        out.append(hit)
+    return out
+
+
+def _lists_items(spec: Any) -> bool:
+    """Whether a catalog spec's value is a list of things (in the box: a cable, a case)."""
+    return isinstance(spec, Mapping) and isinstance(spec.get("value"), (list, tuple))
+
+
 def _store_wide(spec: AttributeSpec, category: str | None) -> bool:
     """A policy that applies to the store but not to this product's category."""
     return (
@@ -632,6 +900,12 @@ def _mask(text: str, mentions: Sequence[Mention], mark: str) -> str:
             if not chars[i].isspace():
                 chars[i] = mark
     return "".join(chars)
+
+
+def _touches_any(hit: Hit, others: Sequence[Hit]) -> bool:
+    """Whether ``hit`` overlaps one of ``others`` (a policy's own period: "within 7 days"
+    states the rule's period, never a variant of it)."""
+    return any(o.start < hit.end and hit.start < o.end for o in others)
 
 
 def _touches(mention: Mention, hits: Sequence[Hit]) -> bool:

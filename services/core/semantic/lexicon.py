@@ -20,6 +20,11 @@ from typing import Any
 
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.spelling import SpellingCorrector
+from services.core.semantic.transliteration import (
+    Transliterator,
+    brand_series_words,
+    variant_words,
+)
 
 UNSUPPORTED = "_unsupported"
 #: Label prefix of a value cue typed by a unit that one attribute alone uses in a category.
@@ -140,7 +145,20 @@ class SlotLexicon:
         # Brand and name words that start with a numeral (三星, 一加) are words, also
         # after a Latin word ("my new 三星S24").
         protected = (*raw, *name_words, *(w for ws in brands.values() for w in ws))
-        normaliser = TextNormaliser(series_words, protected, spelling)
+        # 普罗 after a model number is the Pro of the catalog's names, as it sounds.
+        # 麦特 between 华为 and 60 is the Mate of the brand's names, as it sounds.
+        by_brand = brand_series_words(
+            {
+                brand: [n for n in name_words if n.lower().startswith(tuple(words))]
+                for brand, words in brands.items()
+            }
+        )
+        transliterator = Transliterator(
+            variant_words(name_words),
+            common_words or {},
+            {word: by_brand[brand] for brand, words in brands.items() for word in words},
+        )
+        normaliser = TextNormaliser(series_words, protected, spelling, transliterator)
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}
 
@@ -279,8 +297,9 @@ def _unit_patterns(
         # The unit asked for: "多少瓦时", "几寸", "几万公里", "how many watt-hours" (a
         # question word, perhaps with a multiplier, right before the unit; the longer unit
         # wins over a shorter one inside it, and "几万" of "几万公里" is no price).
+        # An English measurement asked "in" a unit ("how long is it in mm") likewise.
         asked = (
-            r"(?:多少|几|how many|how much)(?:十|百|千|万|十万|百万)?\s*(?:"
+            r"(?:(?:多少|几|how many|how much)(?:十|百|千|万|十万|百万)?\s*|(?<![a-z])in\s+)(?:"
             + "|".join(re.escape(f) for f in forms if len(f) >= 2 or not f.isascii())
             + r")(?![a-z])"
         )

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from services.core.semantic.spelling import SpellingCorrector
+from services.core.semantic.transliteration import Transliterator
 
 _CN_DIGITS = {
     "零": 0,
@@ -33,6 +34,7 @@ _CN_DIGITS = {
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 _CN_NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九十百千")
 _CN_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千]+")
+_MULTIPLIERS = frozenset("十百千")
 _SPACES = re.compile(r"\s+")
 # "2nd gen", "(2nd generation)", "第2代" all name the same generation as "2代".
 _ORDINAL_GENERATION = re.compile(r"\(?\s*(\d+)\s*(?:st|nd|rd|th)\s+gen(?:eration)?\s*\)?")
@@ -84,15 +86,17 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 class TextNormaliser:
     """Normalises questions; built once from the vocabulary and the series words."""
 
-    __slots__ = ("_context", "_protected", "_series_words", "_spelling")
+    __slots__ = ("_context", "_protected", "_series_words", "_spelling", "_transliterator")
 
     def __init__(
         self,
         series_words: Iterable[str],
         protected_words: Iterable[str] = (),
         spelling: SpellingCorrector | None = None,
+        transliterator: Transliterator | None = None,
     ) -> None:
         self._spelling = spelling
+        self._transliterator = transliterator
         self._series_words = tuple(sorted({w.lower() for w in series_words if w}, key=len))
         self._context = 8 + max((len(w) for w in self._series_words), default=0)
         # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
@@ -110,6 +114,8 @@ class TextNormaliser:
         if _CN_NUMERAL_RUN.search(out):
             out = _GE_BEFORE_UNIT.sub(r"\1", out)
             out = _CN_NUMERAL_RUN.sub(self._convert_numeral, out)
+        if self._transliterator is not None:
+            out = self._transliterator.replace(out)
         out = _ORDINAL_GENERATION.sub(r" \1代", out)
         out = _DI_GENERATION.sub(r"\1代", out)
         out = _GEN_NUMBER.sub(r" \1代", out)
@@ -136,12 +142,17 @@ class TextNormaliser:
         )
         if not in_model_context:
             return run + tail
+        after_digit = match.start() > 0 and text[match.start() - 1].isdigit()
+        if after_digit and run[0] in _MULTIPLIERS:
+            # 5千毫安: a multiplier after digits scales them; left as written, never 51000.
+            return run + tail
         value = parse_chinese_numeral(run)
         if value is None:
             return run + tail
-        # 小米十四512G: two numbers, never one (14512).
+        # 小米十四512G, GT4四十六毫米, 14一个T: two numbers, never one (14512, 446, 141).
         glued = not tail and text[match.end() : match.end() + 1].isdigit()
-        return f"{value} " if glued else f"{value}{tail}"
+        lead = " " if after_digit else ""
+        return f"{lead}{value} " if glued else f"{lead}{value}{tail}"
 
 
 def _is_relative_generation(before: str, after: str) -> bool:

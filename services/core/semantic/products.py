@@ -150,21 +150,32 @@ class ProductMatcher:
         }
         aliases: dict[tuple[str, ...], set[str]] = {}
         dropped_aliases: dict[tuple[str, ...], set[str]] = {}
+        listed: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
         for entry in entries:
             own_brands = self._brand_keys.get(entry.brand, ())
             for name in entry.names:
                 base = key_of(name)
                 if not base:
                     continue
+                listed[base] = own_brands
                 for variant in _expand(base, synonym_keys, own_brands):
                     aliases.setdefault(variant, set()).add(entry.product_id)
                     for dropped in _dropped(variant, droppable):
                         dropped_aliases.setdefault(dropped, set()).add(entry.product_id)
         # A name with its series word left out counts only where it names one product
         # and is no alias of its own.
+        # Shortened names are the grammar's, not listed: the second reader checks their
+        # family only.
+        self._shortened: set[tuple[str, ...]] = set()
         for key, ids in dropped_aliases.items():
             if len(ids) == 1 and key not in aliases:
                 aliases[key] = ids
+                self._shortened.add(key)
+        variant_tokens = {t for k in self._suffix_keys for t in k}
+        brand_tokens = {t for keys in self._brand_keys.values() for k in keys for t in k}
+        for key, ids in _abbreviated(aliases, listed, variant_tokens, brand_tokens).items():
+            aliases[key] = ids
+            self._shortened.add(key)
         self._alias_trie: TokenTrie = {}
         for key, ids in aliases.items():
             for product_id in ids:
@@ -271,6 +282,14 @@ class ProductMatcher:
             for i in range(len(key) - 1)
             if key[i][:1].isdigit() and key[i + 1].isascii() and key[i + 1].isalpha()
         }
+        # Bare tails: a model number and its variant word with neither brand nor series
+        # ("60pro"), over every brand, so a tail two brands share names nothing.
+        bare: dict[tuple[str, ...], set[str]] = {}
+        for (_, tail), ids in tails.items():
+            if len(tail) >= 2 and tail[0][:1].isdigit() and tail[1] in catalog_variants:
+                bare.setdefault(tail, set()).update(ids)
+        self._bare_tails = {k: frozenset(v) for k, v in bare.items()}
+        self._bare_lengths = sorted({len(t) for t in bare}, reverse=True)
         suffix_words = {t for k in self._suffix_keys for t in k if t.isascii() and t.isalpha()}
         initials: dict[str, set[str]] = {}
         for word in {*catalog_variants, *suffix_words}:
@@ -407,7 +426,10 @@ class ProductMatcher:
             if found is not None:
                 end, ids = found
                 variant = self._variant_after(tokens, index, end) if len(ids) == 1 else None
-                derived = variant is not None
+                derived = (
+                    variant is not None
+                    or tuple(t.text for t in tokens[index:end]) in self._shortened
+                )
                 if variant is not None:
                     end, ids = variant
                     if not ids:
@@ -422,6 +444,15 @@ class ProductMatcher:
                         continue
                 start_char, end_char = tokens[index].start, tokens[end - 1].end
                 suffix_end = self._suffix_end(tokens, end)
+                lettered = self._lettered(tokens, end, suffix_end, ids)
+                if lettered is not None:
+                    # "华为60p": the name's number and one variant initial, read as the
+                    # bare tail "60p" when that names a model of the same brand.
+                    products.append(
+                        Mention(start_char, tokens[lettered[1] - 1].end, lettered[0], derived=True)
+                    )
+                    index = lettered[1]
+                    continue
                 if len(ids) != 1:
                     unknown.append(Mention(start_char, end_char, reason="ambiguous name"))
                 elif suffix_end > end:
@@ -440,6 +471,11 @@ class ProductMatcher:
                     else:
                         products.append(Mention(start_char, end_char, product_id, derived=derived))
                 index = end
+                continue
+            bare = self._bare_tail(tokens, index)
+            if bare is not None:
+                mention, index = bare
+                (products if mention.product_id else unknown).append(mention)
                 continue
             head = self._walk(self._head_trie, tokens, index)
             if head is not None:
@@ -475,6 +511,90 @@ class ProductMatcher:
             index += 1
         return ProductScan(tuple(products), tuple(unknown), tuple(brands))
 
+    def _bare_tail(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """ "60pro", "15 pro max": a model number and the variant words after it, with
+        no brand or series before, when exactly one catalog product has that tail."""
+        first = tokens[start]
+        if not first.is_number:
+            return None
+        if (
+            start > 0
+            and first.attached
+            and (tokens[start - 1].is_latin or tokens[start - 1].is_number)
+        ):
+            return None  # "k60 pro" is another brand's model
+        for length in self._bare_lengths:
+            window = tokens[start : start + length]
+            if len(window) != length or not all(t.adjacent for t in window[1:]):
+                continue
+            ids = self._bare_tails.get(tuple(t.text for t in window))
+            if ids is None:
+                continue
+            end = start + length
+            start_char, end_char = first.start, tokens[end - 1].end
+            suffix_end = self._suffix_end(tokens, end)
+            if suffix_end > end:
+                return (
+                    Mention(
+                        start_char, tokens[suffix_end - 1].end, reason="variant we do not sell"
+                    ),
+                    suffix_end,
+                )
+            if len(ids) != 1:
+                return Mention(start_char, end_char, reason="ambiguous name"), end
+            (product_id,) = ids
+            return Mention(start_char, end_char, product_id, derived=True), end
+        return self._bare_letter(tokens, start)
+
+    def _lettered(
+        self, tokens: Sequence[Token], end: int, suffix_end: int, ids: frozenset[str]
+    ) -> tuple[str, int] | None:
+        """The product a name ending in a model number names with the one letter glued
+        after it, when the bare tail (number + letter) names a model of the same brand."""
+        if suffix_end != end + 1 or len(ids) != 1 or not tokens[end - 1].is_number:
+            return None
+        found = self._bare_letter(tokens, end - 1)
+        if found is None or found[0].product_id is None:
+            return None
+        product_id = found[0].product_id
+        if self._brand_of[product_id] != self._brand_of[next(iter(ids))]:
+            return None
+        return product_id, found[1]
+
+    def _bare_letter(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """ "16p": a model number and a glued letter, when the bare tails of that number
+        have exactly one variant word with that initial (as for a named series, 15p)."""
+        end = start + 2
+        if end > len(tokens):
+            return None
+        number, letter = tokens[start], tokens[start + 1]
+        if not (
+            letter.attached
+            and letter.is_latin
+            and len(letter.text) == 1
+            and letter.text not in self._suffix_letters
+            and not _glued_number(tokens, end)
+            and not (end < len(tokens) and tokens[end].text in self._variant_words)
+        ):
+            return None
+        words = {
+            tail[1]
+            for tail in self._bare_tails
+            if len(tail) == 2
+            and tail[0] == number.text
+            and tail[1][:1] == letter.text
+            and len(tail[1]) >= 3
+        }
+        # "promax" beside "pro" is two words (abbreviated "pm"); one letter is the one word.
+        words = {w for w in words if not any(o != w and w.startswith(o) for o in words)}
+        if len(words) != 1:
+            return None
+        ids = self._bare_tails[(number.text, next(iter(words)))]
+        if len(ids) != 1:
+            return None
+        (product_id,) = ids
+        return Mention(number.start, letter.end, product_id, derived=True), end
+
     def _brand_tail(
         self, tokens: Sequence[Token], start: int, end: int, labels: frozenset[str]
     ) -> tuple[Mention, int] | None:
@@ -490,6 +610,11 @@ class ProductMatcher:
             tail_end, ids = variant[0], frozenset()  # "华为60大杯": too far from any alias
         start_char, end_char = tokens[start].start, tokens[tail_end - 1].end
         suffix_end = self._suffix_end(tokens, tail_end)
+        lettered = self._lettered(tokens, tail_end, suffix_end, ids)
+        if lettered is not None:  # "华为60p"
+            return Mention(
+                start_char, tokens[lettered[1] - 1].end, lettered[0], derived=True
+            ), lettered[1]
         if len(ids) != 1:
             return Mention(start_char, end_char, reason="ambiguous name"), tail_end
         if suffix_end > tail_end:
@@ -673,6 +798,56 @@ def _replace(
     return out
 
 
+def _abbreviated(
+    aliases: Mapping[tuple[str, ...], set[str]],
+    listed: Mapping[tuple[str, ...], Sequence[tuple[str, ...]]],
+    variant_tokens: set[str],
+    brand_tokens: set[str],
+) -> dict[tuple[str, ...], set[str]]:
+    """Catalog names (``listed``: name → its brand's words) with the series word before
+    the model number shortened to its initial ("m60" for Mate 60; with a variant letter
+    also "m60p"), the way shoppers abbreviate, also after the brand's words: only a Latin
+    series word of three letters or more that starts the name and is no variant or brand
+    word, whose initial is no English word (i, a), only where the short form names one
+    product, and never where it is written inside another name (Model 3's "m3" is the M3
+    chip of a MacBook Air M3)."""
+    found: dict[tuple[str, ...], set[str]] = {}
+    for key, brands in listed.items():
+        ids = aliases.get(key, set())
+        cut = next((i for i, t in enumerate(key) if t[:1].isdigit()), 0)
+        word = key[cut - 1] if cut == 1 else ""
+        if (
+            len(word) >= 3
+            and word.isascii()
+            and word.isalpha()
+            and word[0] not in _ENGLISH_LETTER_WORDS
+            and word not in variant_tokens
+            and word not in brand_tokens
+        ):
+            short = (word[0], *key[cut:])
+            for prefix in ((), *brands):
+                found.setdefault((*prefix, *short), set()).update(ids)
+    out: dict[tuple[str, ...], set[str]] = {}
+    for short, ids in found.items():
+        if len(ids) != 1 or short in aliases:
+            continue
+        start = next(i for i, t in enumerate(short) if t[:1].isdigit()) - 1
+        core = short[start : start + 2]
+        if any(_contains(key, core) and not (owners <= ids) for key, owners in aliases.items()):
+            continue
+        out[short] = ids
+    return out
+
+
+#: One-letter English words: as an initial they would read "I 15" as a model.
+_ENGLISH_LETTER_WORDS = frozenset("ai")
+
+
+def _contains(key: Sequence[str], part: Sequence[str]) -> bool:
+    size = len(part)
+    return any(tuple(key[i : i + size]) == tuple(part) for i in range(len(key) - size + 1))
+
+
 def _expand(
     base: tuple[str, ...],
     synonym_keys: Sequence[Sequence[tuple[str, ...]]],
@@ -695,6 +870,8 @@ def _expand(
             with_brands.update((*b, *key) for b in own_brands)
         else:
             rest = key[len(leading) :]
+            # "比亚迪汉" → "迪子汉": any word of the same brand in its place.
+            with_brands.update((*b, *rest) for b in own_brands if b != leading)
             # "华为Mate 60" → "Mate 60", but "小米14" never → "14".
             if any(t.isascii() and t.isalpha() for t in rest) and not all(
                 t[:1].isdigit() for t in rest

@@ -304,7 +304,15 @@ class ReaderVerdict:
 class NgramReader:
     """Product and attribute classifiers trained on questions generated from the data."""
 
-    __slots__ = ("_attribute", "_echo", "_family", "_product", "training_questions")
+    __slots__ = (
+        "_attribute",
+        "_brand_words",
+        "_category_words",
+        "_echo",
+        "_family",
+        "_product",
+        "training_questions",
+    )
 
     def __init__(
         self,
@@ -313,13 +321,21 @@ class NgramReader:
         context_forms: Sequence[str] = (),
         name_synonyms: Sequence[Sequence[str]] = (),
         constraint_forms: Iterable[tuple[str, str, str]] = (),
+        brand_words: Mapping[str, Sequence[str]] | None = None,
+        category_words: Mapping[str, str] | None = None,
     ) -> None:
         """``products``: (id, category, brand, names); ``attributes``: id → (categories, forms);
         ``context_forms``: constraint values and other words any question may carry,
         spread over every attribute's examples so they decide none; ``name_synonyms``:
         word groups (iphone / 苹果手机, macbook air / mba) that rebuild each catalog name
         for the containment reader (苹果手机15 contains a name of the iPhone 15);
-        ``constraint_forms``: (key, value, surface form) for the constraint echo."""
+        ``constraint_forms``: (key, value, surface form) for the constraint echo;
+        ``brand_words`` (brand → words) and ``category_words`` (word → category) let the
+        reader see a family where it finds no name (华为豆Pro3: Huawei, earbuds)."""
+        self._brand_words = {
+            b: tuple(w.lower() for w in ws) for b, ws in (brand_words or {}).items()
+        }
+        self._category_words = {w.lower(): c for w, c in (category_words or {}).items()}
         self._echo = _ConstraintEcho(
             constraint_forms, [f for _, forms in attributes.values() for f in forms]
         )
@@ -357,6 +373,18 @@ class NgramReader:
         ranking = [c for c, _ in self._attribute.ranking(text)]
         return ranking.index(attribute) if attribute in ranking else len(ranking)
 
+    def _words_name_family(self, text: str, product: str) -> bool:
+        """Whether the question writes the product's brand in one of its words and no
+        category word of another category (华为豆Pro3: the brand 华为, the earbuds word 豆):
+        a family read from words, for names the containment reader cannot see."""
+        family = self._family.get(product)
+        if family is None:
+            return False
+        category, brand = family
+        if not any(w in text for w in self._brand_words.get(brand, ())):
+            return False
+        return all(c == category for w, c in self._category_words.items() if w in text)
+
     def echoed_values(self, text: str, key: str) -> frozenset[str]:
         """The values of constraint ``key`` the question seems to name (fuzzy)."""
         return self._echo.values(text, key)
@@ -389,7 +417,11 @@ class NgramReader:
             return ReaderVerdict(None, best_attribute, attribute_agrees)
         winners, _ = self._product.best(text)
         product_agrees = product in winners or (
-            family_only and self._family.get(product) in {self._family.get(w) for w in winners}
+            family_only
+            and (
+                self._family.get(product) in {self._family.get(w) for w in winners}
+                or self._words_name_family(text, product)
+            )
         )
         agrees = attribute_agrees and product_agrees
         shown = product if product in winners else ",".join(sorted(winners)) or None

@@ -12,18 +12,20 @@ import logging
 from collections.abc import Iterable
 
 import jieba
+import jieba.posseg
 
 
 class WordSegmenter:
     """A private jieba tokenizer, initialised once and quietly."""
 
-    __slots__ = ("_tokenizer", "general_frequencies")
+    __slots__ = ("_tagger", "_tokenizer", "general_frequencies")
 
     def __init__(self, user_words: Iterable[str] = ()) -> None:
         jieba.setLogLevel(logging.WARNING)
         self._tokenizer = jieba.Tokenizer()
         self._tokenizer.initialize()
         self.general_frequencies: dict[str, int] = dict(self._tokenizer.FREQ)
+        self._tagger = jieba.posseg.POSTokenizer(self._tokenizer)
         self.add_words(user_words)
 
     def add_words(self, user_words: Iterable[str]) -> None:
@@ -43,3 +45,16 @@ class WordSegmenter:
             position += len(word)
             cuts.add(position)
         return frozenset(cuts)
+
+    def degree_adverbs(self, text: str) -> list[tuple[int, int]]:
+        """Spans of adverbs that modify an adjective right after them (jieba's part-of-
+        speech tags: 比较 in 车库比较窄 is "fairly", not "compare")."""
+        tagged = [(pair.word, pair.flag) for pair in self._tagger.cut(text, HMM=False)]
+        spans: list[tuple[int, int]] = []
+        position = 0
+        for index, (word, flag) in enumerate(tagged):
+            following = tagged[index + 1][1] if index + 1 < len(tagged) else ""
+            if flag.startswith("d") and following.startswith("a"):
+                spans.append((position, position + len(word)))
+            position += len(word)
+        return spans

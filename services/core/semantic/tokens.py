@@ -3,7 +3,8 @@
 Latin words, numbers and single Chinese characters; spaces and punctuation only separate
 them, so "Mate60Pro", "mate 60 pro" and "MATE 60 PRO" become the same tokens. A Latin run
 that is a concatenation of known name words ("promax", "airpodspro") is split into them,
-and the generation word 代 after a number is dropped ("Pro 2代" = "Pro 2").
+the generation word 代 after a number is dropped ("Pro 2代" = "Pro 2"), and a name word
+written in two halves ("air pods") is one word.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ _TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)?|[\u3400-\u9fff]|\+")
 _GENERATION_WORD = "代"
 # Characters that join the parts of one name ("14-inch", "dm-i") like a space does.
 _JOINERS = " \t-_·()[]"
+# A name word written apart has two halves of at least this many letters ("air pods");
+# a model letter after a word ("model y") is a word of its own.
+_MIN_HALF = 3
 # Longest Latin run that may be a compound of name words ("airpodspromax"); longer runs
 # are kept whole.
 _MAX_COMPOUND = 40
@@ -67,6 +71,31 @@ class Tokeniser:
             adjacent = bool(out) and not gap.strip(_JOINERS)
             previous_end = end
             if word == _GENERATION_WORD and out and out[-1].is_number and adjacent:
+                continue
+            if (
+                out
+                and adjacent
+                and not attached
+                and out[-1].is_latin
+                and word.isascii()
+                and word.isalpha()
+                and len(word) >= _MIN_HALF
+                and len(out[-1].text) >= _MIN_HALF
+                and word not in self._vocabulary
+                and out[-1].text + word in self._vocabulary
+            ):
+                # A name word written apart ("air pods", "think pad"): the second half is
+                # no name word of its own, the two together are one.
+                previous = out.pop()
+                out.append(
+                    Token(
+                        previous.text + word,
+                        previous.start,
+                        end,
+                        previous.attached,
+                        previous.adjacent,
+                    )
+                )
                 continue
             parts = (
                 self._split(word, before_digit=text[end : end + 1].isdigit())

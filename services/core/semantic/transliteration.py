@@ -1,0 +1,191 @@
+"""Chinese transliterations of the Latin variant words of product names (普罗 for Pro).
+
+Shoppers write a variant word the way it sounds: 普罗 or 普肉 for Pro, 麦克斯 for Max, 普拉斯
+for Plus. A run of Chinese characters right after a model number or a Latin name word is
+replaced by the variant word whose consonant skeleton it shares (pypinyin's readings: the
+initial of each syllable and a nasal coda; the Latin word's consonants, x as ks; voiced and
+voiceless stops, r and l are one sound to a transliteration), when exactly one variant word
+fits and the run is no common word of the general dictionary and has no function
+character (漂亮, 配了 stay). The product
+grammar then reads "苹果16 pro" as it reads any written name, and refuses a variant the
+catalog does not sell.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from itertools import pairwise
+
+from pypinyin import Style, lazy_pinyin
+
+_CJK_RUN = re.compile(r"(?<=[0-9a-z])\s?([\u4e00-\u9fff]+)")
+_MAX_WINDOW = 4
+#: Dictionary words are short: looking further would make long runs quadratic.
+_LONGEST_WORD = 8
+#: A run this frequent in the general dictionary is a word, not a transliteration.
+_COMMON = 100
+#: Function characters: no transliteration uses them (配了 is "came with", not Pro).
+_FUNCTION = frozenset("的了吗呢吧啊呀么是有在和与跟也都就还要会能可很多几哪啥怎什为对用个不没")
+_STOPS = str.maketrans({"b": "p", "d": "t", "g": "k", "c": "k", "q": "k", "r": "l"})
+_INITIALS: tuple[str, ...] = (
+    *("zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l", "g", "k", "h", "j", "q"),
+    *("x", "r", "z", "c", "s"),
+)
+
+
+def latin_skeleton(word: str) -> str:
+    """The consonants of a Latin word as a transliteration keeps them."""
+    letters = word.lower().replace("ph", "f").replace("x", "ks").translate(_STOPS)
+    out = [ch for ch in letters if ch.isalpha() and ch not in "aeiouyw"]
+    return "".join(ch for i, ch in enumerate(out) if i == 0 or out[i - 1] != ch)
+
+
+def syllable_skeleton(syllable: str) -> str:
+    """The consonants of one toneless pinyin syllable: its initial and a nasal coda."""
+    initial = next((i for i in _INITIALS if syllable.startswith(i)), "")
+    skeleton = initial.translate(_STOPS) if len(initial) == 1 else initial
+    if syllable.endswith(("n", "ng")) and len(syllable) > len(initial) + 1:
+        skeleton += "n"
+    return skeleton
+
+
+class Transliterator:
+    """Replaces transliterated variant words after a model's name by the Latin word."""
+
+    __slots__ = ("_by_skeleton", "_common", "_series", "_series_run")
+
+    def __init__(
+        self,
+        variant_words: Iterable[str],
+        common_words: Mapping[str, int],
+        series_words: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        """``series_words``: brand word → the Latin series words of its names that stand
+        right before a model number (华为 → mate): 麦特 between 华为 and 60 is Mate."""
+        found: dict[str, set[str]] = {}
+        for word in variant_words:
+            word = word.lower().strip()
+            if len(word) >= 3 and word.isascii() and word.isalpha():
+                found.setdefault(latin_skeleton(word), set()).add(word)
+        # A skeleton two words share (or an empty one) reads neither.
+        # One consonant is too little to go by (neo).
+        self._by_skeleton = {
+            s: next(iter(ws)) for s, ws in found.items() if len(ws) == 1 and len(s) >= 2
+        }
+        self._common = common_words
+        self._series: dict[str, dict[str, str]] = {}
+        for brand, words in (series_words or {}).items():
+            by: dict[str, set[str]] = {}
+            for word in words:
+                if len(word) >= 3 and word.isascii() and word.isalpha():
+                    by.setdefault(latin_skeleton(word), set()).add(word.lower())
+            kept = {k: next(iter(v)) for k, v in by.items() if len(v) == 1 and len(k) >= 2}
+            if kept and not brand.isascii():
+                self._series[brand.lower()] = kept
+        self._series_run = (
+            re.compile(
+                "("
+                + "|".join(re.escape(b) for b in sorted(self._series, key=len, reverse=True))
+                + r")([\u4e00-\u9fff]{2,4})(?=\s?\d)"
+            )
+            if self._series
+            else None
+        )
+
+    def replace(self, text: str) -> str:
+        if self._series_run is not None:
+            text = self._series_run.sub(self._replace_series, text)
+        if not self._by_skeleton or not _CJK_RUN.search(text):
+            return text
+        return _CJK_RUN.sub(self._replace_run, text)
+
+    def _replace_series(self, match: re.Match[str]) -> str:
+        brand, run = match.group(1), match.group(2)
+        if self._common.get(run, 0) >= _COMMON or any(ch in _FUNCTION for ch in run):
+            return match.group(0)
+        syllables = lazy_pinyin(run, style=Style.NORMAL)
+        if len(syllables) != len(run):
+            return match.group(0)
+        skeleton = "".join(syllable_skeleton(s) for s in syllables)
+        word = self._series[brand].get(skeleton)
+        return f"{brand}{word} " if word is not None else match.group(0)
+
+    def _replace_run(self, match: re.Match[str]) -> str:
+        run = match.group(1)
+        words: list[str] = []
+        index = 0
+        while index < len(run):
+            word = self._word_at(run, index)
+            if word is None:
+                break
+            words.append(word[0])
+            index += word[1]
+        if not words:
+            return match.group(0)
+        return " " + " ".join(words) + " " + run[index:]
+
+    def _word_at(self, run: str, index: int) -> tuple[str, int] | None:
+        for size in range(min(_MAX_WINDOW, len(run) - index), 1, -1):
+            window = run[index : index + size]
+            if self._common.get(window, 0) >= _COMMON or any(ch in _FUNCTION for ch in window):
+                continue
+            if any(
+                self._common.get(run[index:end], 0)
+                for end in range(index + size + 1, min(len(run), index + _LONGEST_WORD) + 1)
+            ):
+                continue  # a longer dictionary word starts here (拍立得)
+            syllables = lazy_pinyin(window, style=Style.NORMAL)
+            if len(syllables) != size:
+                continue
+            skeleton = "".join(syllable_skeleton(s) for s in syllables)
+            word = self._by_skeleton.get(skeleton)
+            if word is not None:
+                return word, size
+        return None
+
+
+#: Words after a model number that mark its generation, not a variant.
+_GENERATION_WORDS = frozenset(("gen", "generation"))
+
+
+def variant_words(names: Iterable[str]) -> list[str]:
+    """Latin words after a model number in the catalog's names (the Pro and Max of
+    "iPhone 15 Pro Max", the Ultra of "Galaxy S24 Ultra"): the words shoppers
+    transliterate."""
+    found: list[str] = []
+    for name in names:
+        numbered = False
+        for word in name.lower().split():
+            if (
+                numbered
+                and word.isalpha()
+                and word.isascii()
+                and word not in _GENERATION_WORDS
+                and word not in found
+            ):
+                found.append(word)
+            numbered = numbered or any(ch.isdigit() for ch in word)
+    return found
+
+
+def brand_series_words(
+    names_by_brand: Mapping[str, Iterable[str]],
+) -> dict[str, list[str]]:
+    """brand → the Latin words right before a model number in its catalog names ("mate"
+    of "Mate 60 Pro"), without the brand's own words."""
+    out: dict[str, list[str]] = {}
+    for brand, names in names_by_brand.items():
+        found: list[str] = []
+        for name in names:
+            words = name.lower().split()
+            for before, word in pairwise(words):
+                if (
+                    word[:1].isdigit()
+                    and before.isalpha()
+                    and before.isascii()
+                    and before not in found
+                ):
+                    found.append(before)
+        out[brand] = found
+    return out
