@@ -81,6 +81,7 @@ class SemanticExtractor:
             english_words,
             spec_units,
             _spec_texts(catalog),
+            variant_suffixes=policy.variant_suffixes,
         )
         self._normaliser = self._lexicon.normaliser
         entries = []

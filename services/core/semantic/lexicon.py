@@ -116,6 +116,7 @@ class SlotLexicon:
         english_words: Mapping[str, int] | None = None,
         spec_units: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
         spec_values: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
+        variant_suffixes: Iterable[str] = (),
     ) -> SlotLexicon:
         brands = {
             str(b): tuple(str(w) for w in ws) for b, ws in lexicon_doc.get("brands", {}).items()
@@ -153,10 +154,13 @@ class SlotLexicon:
                 for brand, words in brands.items()
             }
         )
+        # The policy's variant words the catalog does not sell (plus, mini) sound out too:
+        # 苹果15普拉斯 is an iPhone 15 Plus, another model, never the iPhone 15.
         transliterator = Transliterator(
-            variant_words(name_words),
+            (*variant_words(name_words), *variant_suffixes),
             common_words or {},
             {word: by_brand[brand] for brand, words in brands.items() for word in words},
+            raw,
         )
         normaliser = TextNormaliser(series_words, protected, spelling, transliterator)
         norm = normaliser.normalise

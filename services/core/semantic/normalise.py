@@ -139,6 +139,7 @@ class TextNormaliser:
             or any(before.endswith(word) for word in self._series_words)
             or (after.startswith(_UNIT_AFTER) and not _is_relative_generation(before, after))
             or _LATIN_UNIT_AFTER.match(text, match.end()) is not None
+            or _is_digit_string(run)
         )
         if not in_model_context:
             return run + tail
@@ -153,6 +154,16 @@ class TextNormaliser:
         glued = not tail and text[match.end() : match.end() + 1].isdigit()
         lead = " " if after_digit else ""
         return f"{lead}{value} " if glued else f"{lead}{value}{tail}"
+
+
+#: Numerals that are digits of a number read one by one (二五六 is 256, 五一二 is 512).
+_BARE_DIGITS = frozenset("零〇一二三四五六七八九")
+
+
+def _is_digit_string(run: str) -> bool:
+    # Three or more bare digits in a row are a number read digit by digit: no word is
+    # built of three numerals without a unit (一五一十 has one, 三三两两 a 两).
+    return len(run) >= 3 and all(ch in _BARE_DIGITS for ch in run)
 
 
 def _is_relative_generation(before: str, after: str) -> bool:

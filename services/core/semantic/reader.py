@@ -250,6 +250,8 @@ def _latin_word_at(text: str, word: str) -> int | None:
 #: A constraint form counts as present when this share of its character bigrams is in
 #: the question (无线的 / wirelessly / 没拆封 still echo 无线 / wireless / 未拆封).
 ECHO_SHARE = 0.75
+#: A word of a Latin form this long may echo its value alone (not "to", "own", "low").
+_DISTINCTIVE_LENGTH = 6
 
 
 def _bigrams(text: str) -> frozenset[str]:
@@ -265,7 +267,14 @@ class _ConstraintEcho:
 
     __slots__ = ("_forms",)
 
-    def __init__(self, forms: Iterable[tuple[str, str, str]], vocabulary: Iterable[str]) -> None:
+    def __init__(
+        self,
+        forms: Iterable[tuple[str, str, str]],
+        vocabulary: Iterable[str],
+        excluded: frozenset[str] = frozenset(),
+    ) -> None:
+        """``excluded``: words that name things, not a value (category words: the
+        "earbuds" of "earbuds alone")."""
         common_words = {w for phrase in vocabulary for w in phrase.lower().split()}
         common_grams = {g for phrase in vocabulary for g in _bigrams(_squeezed(phrase))}
         by_key: dict[str, list[tuple[str, frozenset[str], bool]]] = {}
@@ -281,6 +290,24 @@ class _ConstraintEcho:
                 grams = (grams - common_grams) or grams
                 if grams:
                     by_key.setdefault(key, []).append((value, grams, False))
+        # A long word of a several-word Latin form that no other value of its key uses
+        # names that value alone ("streaming" of "streaming video"): a shopper says
+        # "streaming shows", and the rules, reading whole phrases, miss it.
+        for entries in by_key.values():
+            owners: dict[str, set[str]] = {}
+            for owner, phrase_words, is_latin in entries:
+                if is_latin:
+                    for word in phrase_words:
+                        owners.setdefault(word, set()).add(owner)
+            for owner, phrase_words, is_latin in list(entries):
+                if is_latin and len(phrase_words) > 1:
+                    entries.extend(
+                        (owner, frozenset((word,)), True)
+                        for word in sorted(phrase_words)
+                        if len(word) >= _DISTINCTIVE_LENGTH
+                        and owners[word] == {owner}
+                        and word not in excluded
+                    )
         self._forms = by_key
 
     def values(self, text: str, key: str) -> frozenset[str]:
@@ -337,7 +364,14 @@ class NgramReader:
         }
         self._category_words = {w.lower(): c for w, c in (category_words or {}).items()}
         self._echo = _ConstraintEcho(
-            constraint_forms, [f for _, forms in attributes.values() for f in forms]
+            constraint_forms,
+            [f for _, forms in attributes.values() for f in forms],
+            frozenset(
+                w
+                for pair in self._category_words.items()
+                for phrase in pair
+                for w in phrase.split()
+            ),
         )
         self._product = _NameContainment(
             [(p, (*names, *synonym_names(names, name_synonyms))) for p, _, _, names in products]

@@ -21,6 +21,8 @@ from pypinyin import Style, lazy_pinyin
 
 _CJK_RUN = re.compile(r"(?<=[0-9a-z])\s?([\u4e00-\u9fff]+)")
 _MAX_WINDOW = 4
+#: 加 right after a model number, not before another number: the spoken "+".
+_PLUS_READ = re.compile(r"(?<=\d)\s?加(?!\s?\d)")
 #: Dictionary words are short: looking further would make long runs quadratic.
 _LONGEST_WORD = 8
 #: A run this frequent in the general dictionary is a word, not a transliteration.
@@ -34,11 +36,21 @@ _INITIALS: tuple[str, ...] = (
 )
 
 
-def latin_skeleton(word: str) -> str:
-    """The consonants of a Latin word as a transliteration keeps them."""
-    letters = word.lower().replace("ph", "f").replace("x", "ks").translate(_STOPS)
+def latin_skeleton(word: str, *, drop_coda_l: bool = False) -> str:
+    """The consonants of a Latin word as a transliteration keeps them.
+
+    ``drop_coda_l``: without an l that closes a syllable before another consonant
+    (the ul of ultra): Chinese syllables end in no l, so transliterations often drop it
+    (乌特拉, 乌托拉 for Ultra)."""
+    letters = word.lower().replace("ph", "f").replace("x", "ks")
+    if drop_coda_l:
+        letters = _CODA_L.sub("", letters)
+    letters = letters.translate(_STOPS)
     out = [ch for ch in letters if ch.isalpha() and ch not in "aeiouyw"]
     return "".join(ch for i, ch in enumerate(out) if i == 0 or out[i - 1] != ch)
+
+
+_CODA_L = re.compile(r"(?<=[aeiou])l(?=[b-df-hj-np-tv-z])")
 
 
 def syllable_skeleton(syllable: str) -> str:
@@ -53,27 +65,35 @@ def syllable_skeleton(syllable: str) -> str:
 class Transliterator:
     """Replaces transliterated variant words after a model's name by the Latin word."""
 
-    __slots__ = ("_by_skeleton", "_common", "_series", "_series_run")
+    __slots__ = ("_by_skeleton", "_common", "_plus_words", "_reads_plus", "_series", "_series_run")
 
     def __init__(
         self,
         variant_words: Iterable[str],
         common_words: Mapping[str, int],
         series_words: Mapping[str, Iterable[str]] | None = None,
+        vocabulary: Iterable[str] = (),
     ) -> None:
         """``series_words``: brand word → the Latin series words of its names that stand
-        right before a model number (华为 → mate): 麦特 between 华为 and 60 is Mate."""
+        right before a model number (华为 → mate): 麦特 between 华为 and 60 is Mate.
+        ``vocabulary``: phrases of the attribute and constraint vocabulary; one that
+        starts with 加 (加充电盒: "with the case") keeps its 加."""
+        self._plus_words = tuple(sorted({w for w in vocabulary if w.startswith("加")}))
         found: dict[str, set[str]] = {}
         for word in variant_words:
             word = word.lower().strip()
             if len(word) >= 3 and word.isascii() and word.isalpha():
                 found.setdefault(latin_skeleton(word), set()).add(word)
+                dropped = latin_skeleton(word, drop_coda_l=True)
+                if len(dropped) >= 2:
+                    found.setdefault(dropped, set()).add(word)
         # A skeleton two words share (or an empty one) reads neither.
         # One consonant is too little to go by (neo).
         self._by_skeleton = {
             s: next(iter(ws)) for s, ws in found.items() if len(ws) == 1 and len(s) >= 2
         }
         self._common = common_words
+        self._reads_plus = "plus" in self._by_skeleton.values()
         self._series: dict[str, dict[str, str]] = {}
         for brand, words in (series_words or {}).items():
             by: dict[str, set[str]] = {}
@@ -94,11 +114,25 @@ class Transliterator:
         )
 
     def replace(self, text: str) -> str:
+        if self._reads_plus and "加" in text:
+            text = _PLUS_READ.sub(self._replace_plus, text)
         if self._series_run is not None:
             text = self._series_run.sub(self._replace_series, text)
         if not self._by_skeleton or not _CJK_RUN.search(text):
             return text
         return _CJK_RUN.sub(self._replace_run, text)
+
+    def _replace_plus(self, match: re.Match[str]) -> str:
+        # 加 is how "+" is read: 24加 is the S24+. A dictionary word it starts (加价,
+        # 加大, 加长) is that word; before a number it is a sum (12加512).
+        start = match.end() - 1
+        text = match.string
+        if text.startswith(self._plus_words, start) or any(
+            self._common.get(text[start:end], 0) >= _COMMON
+            for end in range(start + 2, min(len(text), start + _LONGEST_WORD) + 1)
+        ):
+            return match.group(0)
+        return " plus "
 
     def _replace_series(self, match: re.Match[str]) -> str:
         brand, run = match.group(1), match.group(2)
