@@ -347,7 +347,19 @@ class SemanticExtractor:
             alone = self._gate.first_bypass(clause, local, {})
             if alone is None or alone[0] != intent:
                 continue  # a personal or real-time cue in the clause still counts
-            if intent == "compare":
+            if intent == "realtime":
+                # 最近在看电车，…: a time word that only says when the asker does
+                # something; any other cue of the clause (优惠, 有货) still counts.
+                times, verb = self._segmenter.time_words_and_verbs(clause)
+                spans = {(s + start, e + start) for s, e in times}
+                if not verb or any(
+                    not any(s <= h.start and h.end <= e for s, e in spans) for h in inside
+                ):
+                    continue
+                rest = _blank_spans(clause, [(h.start - start, h.end - start) for h in inside])
+                if self._gate.first_bypass(rest, local, {}) is not None:
+                    continue
+            elif intent == "compare":
                 adverbs = {
                     (s + start, e + start) for s, e in self._segmenter.degree_adverbs(clause)
                 }
@@ -513,7 +525,7 @@ class SemanticExtractor:
 
 
 #: Bypass intents whose cues may only describe the asker's situation in a clause of its own.
-_SITUATION_INTENTS = frozenset(("predict", "compare"))
+_SITUATION_INTENTS = frozenset(("realtime", "predict", "compare"))
 #: A question is a few clauses; past this many, none is read as a situation (each clause
 #: is checked against every cue, which must stay linear in the question's length).
 _MAX_SITUATION_CLAUSES = 6

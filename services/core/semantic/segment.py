@@ -46,6 +46,22 @@ class WordSegmenter:
             cuts.add(position)
         return frozenset(cuts)
 
+    def time_words_and_verbs(self, text: str) -> tuple[list[tuple[int, int]], bool]:
+        """Spans of time words (jieba's tags t and f: 周末, 最近) and whether a verb other
+        than 有 follows one of them (最近在看电车 tells what the asker is doing; 最近有…
+        asks what there is)."""
+        tagged = [(pair.word, pair.flag) for pair in self._tagger.cut(text, HMM=False)]
+        spans: list[tuple[int, int]] = []
+        verb = False
+        position = 0
+        for word, flag in tagged:
+            if flag in {"t", "f"}:
+                spans.append((position, position + len(word)))
+            elif spans and flag.startswith("v") and word not in {"有", "是"}:
+                verb = True
+            position += len(word)
+        return spans, verb
+
     def degree_adverbs(self, text: str) -> list[tuple[int, int]]:
         """Spans of adverbs that modify an adjective right after them (jieba's part-of-
         speech tags: 比较 in 车库比较窄 is "fairly", not "compare")."""

@@ -127,3 +127,37 @@ def test_a_long_word_of_a_value_phrase_echoes_that_value(
     # so the unconstrained battery life would be another class's answer.
     decision = extractor.decide(question)
     assert isinstance(decision, NoFingerprint), decision
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # A time word that only says when the asker does something, in a clause of its own.
+        ("最近在看电车，想了解下特斯拉Model Y车重多少", "tesla_model_y|weight|"),
+        ("周末经常出去骑车，apple watch 9能撑多久", "apple_watch_series_9|battery_life|"),
+    ],
+)
+def test_a_time_word_of_the_askers_situation_is_no_realtime_cue(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert _cid(extractor.decide(question)) == cid
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # Another real-time cue in the clause, a time word in the product's clause, or a
+        # clause that asks what there is (最近有…) stays real-time.
+        "最近有优惠吗，小米14多少钱",
+        "最近在看手机，小米14现在多少钱",
+        "最近小米14多少钱",
+        "最近在看新手机，小米14有货吗",
+        "今天下单，小米14几天到",
+    ],
+)
+def test_realtime_cues_outside_a_situation_clause_still_bypass(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "realtime"
