@@ -161,3 +161,30 @@ def test_realtime_cues_outside_a_situation_clause_still_bypass(
     decision = extractor.decide(question)
     assert isinstance(decision, Bypass), decision
     assert decision.intent == "realtime"
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # "a big deal" is "important", "for weeks now" a duration so far: no sale, no
+        # present moment.
+        (
+            "battery matters a lot, no big deal otherwise, how heavy is the xiaomi 14",
+            "xiaomi_14|weight|",
+        ),
+        ("been eyeing it for weeks now, how heavy is the galaxy s24", "samsung_galaxy_s24|weight|"),
+    ],
+)
+def test_idioms_of_deal_and_now_are_no_realtime_cue(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert _cid(extractor.decide(question)) == cid
+
+
+@pytest.mark.parametrize(
+    "question", ["any deals on the iphone 15", "how heavy is the galaxy s24 now, any deal"]
+)
+def test_deal_and_now_still_bypass(extractor: SemanticExtractor, question: str) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "realtime"
