@@ -101,14 +101,7 @@ def test_a_crash_never_commits_past_an_unapplied_event(
             offsets = [pub.publish(e) for e in blocked]
         time.sleep(3)  # the worker has fetched the events and is retrying the bump
         worker.stop()  # graceful: faust commits what was acked, and only that
-        admin = KafkaAdminClient(bootstrap_servers=env.broker.bootstrap)
-        try:
-            committed = {
-                tp.partition: meta.offset
-                for tp, meta in admin.list_group_offsets(env.group)[env.group].items()
-            }
-        finally:
-            admin.close()
+        committed = _committed_offsets(env)
         assert committed.get(first.partition, 0) <= offsets[0].offset
         assert env.audit().applied_event_ids() & {e.event_id for e in blocked} == set()
 
@@ -183,14 +176,7 @@ def test_no_commit_past_an_event_whose_audit_row_is_not_committed(
         lock.rollback()
         lock.close()
         generations.close()
-    admin = KafkaAdminClient(bootstrap_servers=env.broker.bootstrap)
-    try:
-        committed = {
-            tp.partition: meta.offset
-            for tp, meta in admin.list_group_offsets(env.group)[env.group].items()
-        }
-    finally:
-        admin.close()
+    committed = _committed_offsets(env)
     assert committed.get(first.partition, 0) <= offsets[0].offset
     ids = {e.event_id for e in blocked}
     assert audit.applied_event_ids() & ids == set()
@@ -200,3 +186,15 @@ def test_no_commit_past_an_event_whose_audit_row_is_not_committed(
         assert _wait_for(lambda: ids <= audit.applied_event_ids(), 60)
     finally:
         restarted.stop()
+
+
+def _committed_offsets(env: WorkerEnv) -> dict[int, int]:
+    """The worker group's committed offset per partition, as the broker has it."""
+    admin = KafkaAdminClient(bootstrap_servers=env.broker.bootstrap)
+    try:
+        return {
+            tp.partition: meta.offset
+            for tp, meta in admin.list_group_offsets(env.group)[env.group].items()
+        }
+    finally:
+        admin.close()
