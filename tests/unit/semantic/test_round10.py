@@ -9,13 +9,10 @@ from __future__ import annotations
 import pytest
 
 from services.core.semantic.extractor import SemanticExtractor
-from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint
+from services.core.semantic.fingerprint import Bypass, NoFingerprint
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.transliteration import Transliterator, latin_skeleton
-
-
-def _cid(decision: object) -> str | None:
-    return decision.cid if isinstance(decision, Fingerprint) else None
+from tests.unit.semantic.decisions import cid_of
 
 
 @pytest.mark.parametrize(
@@ -61,7 +58,7 @@ def test_spoken_variant_words_we_do_not_sell_are_unknown(
     ],
 )
 def test_pass3_fingerprints(extractor: SemanticExtractor, question: str, cid: str) -> None:
-    assert _cid(extractor.decide(question)) == cid
+    assert cid_of(extractor.decide(question)) == cid
 
 
 def test_plus_sum_and_dictionary_words_keep_their_jia(extractor: SemanticExtractor) -> None:
@@ -140,7 +137,7 @@ def test_a_long_word_of_a_value_phrase_echoes_that_value(
 def test_a_time_word_of_the_askers_situation_is_no_realtime_cue(
     extractor: SemanticExtractor, question: str, cid: str
 ) -> None:
-    assert _cid(extractor.decide(question)) == cid
+    assert cid_of(extractor.decide(question)) == cid
 
 
 @pytest.mark.parametrize(
@@ -178,7 +175,7 @@ def test_realtime_cues_outside_a_situation_clause_still_bypass(
 def test_idioms_of_deal_and_now_are_no_realtime_cue(
     extractor: SemanticExtractor, question: str, cid: str
 ) -> None:
-    assert _cid(extractor.decide(question)) == cid
+    assert cid_of(extractor.decide(question)) == cid
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,7 @@ from services.core.semantic.transliteration import (
     syllable_skeleton,
     variant_words,
 )
-
-
-def _cid(decision: object) -> str | None:
-    return decision.cid if isinstance(decision, Fingerprint) else None
+from tests.unit.semantic.decisions import cid_of
 
 
 def test_a_confirmed_value_of_another_attribute_makes_the_question_ambiguous(
@@ -32,7 +29,7 @@ def test_a_confirmed_value_of_another_attribute_makes_the_question_ambiguous(
 
 
 def test_a_period_the_policy_itself_has_does_not_compete(extractor: SemanticExtractor) -> None:
-    assert _cid(extractor.decide("can I send back an unopened phone within 7 days")) == (
+    assert cid_of(extractor.decide("can I send back an unopened phone within 7 days")) == (
         "null|return_policy|item_state=unopened"
     )
 
@@ -46,9 +43,9 @@ def test_a_value_that_describes_the_thing_asked_about_competes_with_nothing(
 
 def test_a_cue_that_modifies_an_edition_word_is_no_cue(extractor: SemanticExtractor) -> None:
     # 焕新 (heard as the exchange word 换新) names an edition in 焕新版.
-    assert _cid(extractor.decide("焕新版Model 3是哪天上市的")) == "tesla_model_3|release_date|"
+    assert cid_of(extractor.decide("焕新版Model 3是哪天上市的")) == "tesla_model_3|release_date|"
     # 版本 is a word of its own: "存储版本" keeps its storage cue.
-    assert _cid(extractor.decide("小米14一共几种存储版本")) == "xiaomi_14|storage|"
+    assert cid_of(extractor.decide("小米14一共几种存储版本")) == "xiaomi_14|storage|"
 
 
 @pytest.mark.parametrize(
@@ -109,8 +106,8 @@ def test_transliterations_after_a_model_number() -> None:
 
 
 def test_a_transliterated_variant_names_the_variant(extractor: SemanticExtractor) -> None:
-    assert _cid(extractor.decide("苹果15扑罗的重量")) == "iphone_15_pro|weight|"
-    assert _cid(extractor.decide("苹果15扑罗迈克斯屏幕多大")) == "iphone_15_pro_max|screen_size|"
+    assert cid_of(extractor.decide("苹果15扑罗的重量")) == "iphone_15_pro|weight|"
+    assert cid_of(extractor.decide("苹果15扑罗迈克斯屏幕多大")) == "iphone_15_pro_max|screen_size|"
     # A variant the catalog does not sell is no fingerprint of the base model.
     assert not isinstance(extractor.decide("小米14扑罗多重"), Fingerprint)
 
@@ -118,18 +115,18 @@ def test_a_transliterated_variant_names_the_variant(extractor: SemanticExtractor
 def test_a_unit_a_spec_note_states_types_the_attribute(extractor: SemanticExtractor) -> None:
     # The catalog gives the watch's water resistance with "50 m" in its note: 50米 is no
     # stray number (before, only a phone's, laptop's or car's dimensions were in metres).
-    assert _cid(extractor.decide("Apple Watch Series 9 游泳的时候防水有50米吗")) == (
+    assert cid_of(extractor.decide("Apple Watch Series 9 游泳的时候防水有50米吗")) == (
         "apple_watch_series_9|water_resistance|"
     )
 
 
 def test_installment_account_and_future_change_wording(extractor: SemanticExtractor) -> None:
-    assert _cid(extractor.decide("花呗能分多少个月")) == "null|installment|"
+    assert cid_of(extractor.decide("花呗能分多少个月")) == "null|installment|"
     decision = extractor.decide("我账号下那台苹果15能开发票吗")
     assert isinstance(decision, Bypass) and decision.intent == "personal"
     decision = extractor.decide("特斯拉Model Y以后软件更新会增加续航吗")
     assert isinstance(decision, Bypass) and decision.intent == "predict"
-    assert _cid(extractor.decide("苹果15专业版多重")) == "iphone_15_pro|weight|"
+    assert cid_of(extractor.decide("苹果15专业版多重")) == "iphone_15_pro|weight|"
 
 
 # Second pass: nicknames, the reader's family from words, value forms, policy wording,
@@ -148,7 +145,7 @@ def test_installment_account_and_future_change_wording(extractor: SemanticExtrac
 def test_shopper_nicknames_of_brands_and_series(
     extractor: SemanticExtractor, text: str, cid: str
 ) -> None:
-    assert _cid(extractor.decide(text)) == cid
+    assert cid_of(extractor.decide(text)) == cid
 
 
 def test_a_bare_mi_is_no_product(extractor: SemanticExtractor) -> None:
@@ -160,7 +157,7 @@ def test_the_reader_sees_the_family_in_brand_and_category_words(
     extractor: SemanticExtractor,
 ) -> None:
     # 豆 is an earbuds word: the grammar names the FreeBuds Pro 3, the reader its family.
-    assert _cid(extractor.decide("华为豆Pro3多重")) == "huawei_freebuds_pro_3|weight|"
+    assert cid_of(extractor.decide("华为豆Pro3多重")) == "huawei_freebuds_pro_3|weight|"
     reader = extractor.reader
     assert reader._words_name_family("华为豆pro3多重", "huawei_freebuds_pro_3")
     # A category word of another category: no family from words.
@@ -177,7 +174,7 @@ def test_the_reader_sees_the_family_in_brand_and_category_words(
     ],
 )
 def test_value_forms_to_confirm(extractor: SemanticExtractor, text: str, cid: str) -> None:
-    assert _cid(extractor.decide(text)) == cid
+    assert cid_of(extractor.decide(text)) == cid
 
 
 @pytest.mark.parametrize(
@@ -189,18 +186,18 @@ def test_value_forms_to_confirm(extractor: SemanticExtractor, text: str, cid: st
     ],
 )
 def test_everyday_policy_wording(extractor: SemanticExtractor, text: str, cid: str) -> None:
-    assert _cid(extractor.decide(text)) == cid
+    assert cid_of(extractor.decide(text)) == cid
 
 
 def test_a_slang_price_phrase_that_is_the_asked_unit_gives_way(
     extractor: SemanticExtractor,
 ) -> None:
     # 多少米 is slang for "how much money", but after 防水 it asks for metres.
-    assert _cid(extractor.decide("Apple Watch Series 9 能防水多少米")) == (
+    assert cid_of(extractor.decide("Apple Watch Series 9 能防水多少米")) == (
         "apple_watch_series_9|water_resistance|"
     )
     # Without a water-resistance word it is no metres question.
-    assert _cid(extractor.decide("Apple Watch Series 9 要多少米")) != (
+    assert cid_of(extractor.decide("Apple Watch Series 9 要多少米")) != (
         "apple_watch_series_9|water_resistance|"
     )
 
@@ -208,25 +205,25 @@ def test_a_slang_price_phrase_that_is_the_asked_unit_gives_way(
 def test_the_reader_reads_past_the_noun_of_a_stated_value(
     extractor: SemanticExtractor,
 ) -> None:
-    assert _cid(extractor.decide("How much is the Xiaomi 14 with 512 GB storage?")) == (
+    assert cid_of(extractor.decide("How much is the Xiaomi 14 with 512 GB storage?")) == (
         "xiaomi_14|price|storage=512GB"
     )
     # Alone, the noun is the question and the reader still reads it.
     decision = extractor.decide("Does the Xiaomi 14 come with 512 GB storage?")
-    assert _cid(decision) in (None, "xiaomi_14|storage|")
+    assert cid_of(decision) in (None, "xiaomi_14|storage|")
 
 
 def test_a_series_initial_before_the_model_number(extractor: SemanticExtractor) -> None:
-    assert _cid(extractor.decide("m60p 多重")) == "huawei_mate_60_pro|weight|"
-    assert _cid(extractor.decide("华为m60 多重")) == "huawei_mate_60|weight|"
+    assert cid_of(extractor.decide("m60p 多重")) == "huawei_mate_60_pro|weight|"
+    assert cid_of(extractor.decide("华为m60 多重")) == "huawei_mate_60|weight|"
     # m3 is the M3 chip of the MacBooks, never the Model 3.
-    assert not (_cid(extractor.decide("m3 多重")) or "").startswith("tesla_model_3")
+    assert not (cid_of(extractor.decide("m3 多重")) or "").startswith("tesla_model_3")
 
 
 def test_a_value_in_an_in_box_question_describes_the_item(
     extractor: SemanticExtractor,
 ) -> None:
-    assert _cid(extractor.decide("小米14盒子里带120W的充电头吗")) == "xiaomi_14|in_box|"
+    assert cid_of(extractor.decide("小米14盒子里带120W的充电头吗")) == "xiaomi_14|in_box|"
     # In a price question the same number stays a variant we cannot read.
     assert not isinstance(extractor.decide("小米14 120W版多少钱"), Fingerprint)
 
@@ -240,13 +237,13 @@ def test_a_transliterated_series_word_between_brand_and_number() -> None:
 
 
 def test_a_listed_name_with_another_word_of_its_brand(extractor: SemanticExtractor) -> None:
-    assert _cid(extractor.decide("迪子汉EV多长")) in (None, "byd_han|dimensions|")
+    assert cid_of(extractor.decide("迪子汉EV多长")) in (None, "byd_han|dimensions|")
     assert isinstance(extractor.decide("迪子汉多重"), Fingerprint)
 
 
 def test_a_shortened_name_is_checked_on_its_family(extractor: SemanticExtractor) -> None:
     # 三星24 drops the series word: the grammar's name, the reader sees the brand.
-    assert _cid(extractor.decide("三星24有多重")) == "samsung_galaxy_s24|weight|"
+    assert cid_of(extractor.decide("三星24有多重")) == "samsung_galaxy_s24|weight|"
 
 
 def test_words_the_catalog_writes_are_understood(extractor: SemanticExtractor) -> None:

@@ -14,10 +14,7 @@ from services.core.semantic.extractor import SemanticExtractor, _clauses
 from services.core.semantic.fingerprint import Bypass, Fingerprint
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.spelling import SpellingCorrector
-
-
-def _cid(decision: object) -> str | None:
-    return decision.cid if isinstance(decision, Fingerprint) else None
+from tests.unit.semantic.decisions import cid_of
 
 
 @pytest.mark.parametrize(
@@ -82,7 +79,7 @@ def test_chatty_bypass_cues(extractor: SemanticExtractor, question: str, intent:
 def test_chatty_questions_keep_their_fingerprint(
     extractor: SemanticExtractor, question: str, cid: str
 ) -> None:
-    assert _cid(extractor.decide(question)) == cid
+    assert cid_of(extractor.decide(question)) == cid
 
 
 def test_how_much_before_a_camera_word_is_no_price(extractor: SemanticExtractor) -> None:
@@ -92,7 +89,7 @@ def test_how_much_before_a_camera_word_is_no_price(extractor: SemanticExtractor)
 
 def test_hypothetical_purchase_here_is_a_policy_question(extractor: SemanticExtractor) -> None:
     # No past time, no item: phones bought here in general.
-    assert _cid(extractor.decide("在你们这买的手机保修多久")) is not None
+    assert cid_of(extractor.decide("在你们这买的手机保修多久")) is not None
 
 
 def test_question_particle_variants() -> None:
@@ -153,7 +150,7 @@ def test_a_chinese_numeral_after_digits_is_a_number_of_its_own(
 def test_shortened_names_and_asked_units(
     extractor: SemanticExtractor, question: str, cid: str
 ) -> None:
-    assert _cid(extractor.decide(question)) == cid
+    assert cid_of(extractor.decide(question)) == cid
 
 
 @pytest.mark.parametrize(
@@ -192,12 +189,12 @@ def test_more_chatty_bypass_cues(extractor: SemanticExtractor, question: str, in
 
 
 def test_the_products_own_value_to_confirm_needs_no_unit(extractor: SemanticExtractor) -> None:
-    assert _cid(extractor.decide("s24 weight is it 167?")) == "samsung_galaxy_s24|weight|"
+    assert cid_of(extractor.decide("s24 weight is it 167?")) == "samsung_galaxy_s24|weight|"
     # Another bare number may name a variant (the larger model's screen): no fingerprint.
-    assert _cid(extractor.decide("iphone 16 pro screen size, is it 6.9?")) is None
+    assert cid_of(extractor.decide("iphone 16 pro screen size, is it 6.9?")) is None
 
 
 def test_a_brand_number_and_one_variant_initial(extractor: SemanticExtractor) -> None:
-    assert _cid(extractor.decide("华为60p 多重")) == "huawei_mate_60_pro|weight|"
+    assert cid_of(extractor.decide("华为60p 多重")) == "huawei_mate_60_pro|weight|"
     # The brand's number with a letter no model of that brand has: another model.
     assert isinstance(extractor.decide("小米14p 多少钱"), Bypass)
