@@ -17,7 +17,8 @@ and a response leaves as soon as it is complete: a cache hit is one write instea
 keep-alive timeout) are times on the connection checked by one sweep per server, not
 timers per request, and the response head is checked with two ``bytes.translate`` calls
 instead of two regular-expression searches per header (``_GatewayCycle``). The
-overridden uvicorn methods follow uvicorn 0.3x line for line otherwise.
+overridden uvicorn methods follow uvicorn 0.54 line for line otherwise (pinned in
+pyproject.toml).
 """
 
 from __future__ import annotations
