@@ -1,6 +1,9 @@
 """Shared fixtures: real Redis, real Postgres, a real Kafka-protocol broker (Tansu).
 
-Nothing here fakes infrastructure. Each test gets its own Redis key prefix and each
+Nothing here fakes infrastructure. ``CACHECOH_TEST_KAFKA_BOOTSTRAP`` (opt-in; CI leaves
+it unset and runs Tansu) points the tests at a broker someone else runs, e.g. Apache
+Kafka (docs/coherence.md, "Against Apache Kafka"): every test makes its own topics and
+groups there and leaves them behind. Each test gets its own Redis key prefix and each
 session its own Postgres schema, so parallel runs never see each other's data, and
 nothing is flushed.
 """
@@ -16,13 +19,19 @@ import redis
 import redis.asyncio as aioredis
 import sqlalchemy as sa
 
-from services.adapters.embedded_broker import EmbeddedBroker
+from services.adapters.embedded_broker import (
+    Broker,
+    EmbeddedBroker,
+    ExternalBroker,
+    wait_for_port,
+)
 from services.core.keys import KeySpace
 
 REDIS_URL = os.environ.get("CACHECOH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 POSTGRES_URL = os.environ.get(
     "CACHECOH_TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
+KAFKA_BOOTSTRAP = os.environ.get("CACHECOH_TEST_KAFKA_BOOTSTRAP", "")
 
 
 @pytest.fixture(scope="session")
@@ -82,8 +91,16 @@ def postgres_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedBroker]:
-    """One Tansu broker for the session, on a free port."""
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    """One Tansu broker for the session, on a free port; or the external one, if set."""
+    if KAFKA_BOOTSTRAP:
+        host, _, port = KAFKA_BOOTSTRAP.split(",")[0].rpartition(":")
+        try:
+            wait_for_port(host, int(port), timeout_s=5)
+        except TimeoutError as exc:  # a missing service is a failure, never a skip
+            pytest.fail(f"CACHECOH_TEST_KAFKA_BOOTSTRAP={KAFKA_BOOTSTRAP}: {exc}")
+        yield ExternalBroker(KAFKA_BOOTSTRAP)
+        return
     log_file = tmp_path_factory.mktemp("broker") / "tansu.log"
     with EmbeddedBroker(log_file=log_file) as running:
         yield running

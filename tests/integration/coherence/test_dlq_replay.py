@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 
 from services.adapters.contract_files import EVENT_SCHEMA, validator_for
 from services.adapters.dead_letter_topic import read_dead_letters, replay
-from services.adapters.embedded_broker import EmbeddedBroker
+from services.adapters.embedded_broker import Broker
 from services.adapters.kafka_publisher import SpecUpdatePublisher, ensure_topics
 from services.core.events import digest_of, new_event
 
 pytestmark = [pytest.mark.integration]
 
 
-def test_replay_republishes_only_what_validates(broker: EmbeddedBroker) -> None:
-    dlq, main = "replay-test.dlq", "replay-test"
+def _topics(name: str) -> tuple[str, str]:
+    """A dead-letter topic and its main topic, new for this run: a broker that outlives
+    the session (CACHECOH_TEST_KAFKA_BOOTSTRAP) still holds an earlier run's letters."""
+    main = f"{name}-{uuid.uuid4().hex[:8]}"
+    return f"{main}.dlq", main
+
+
+def test_replay_republishes_only_what_validates(broker: Broker) -> None:
+    dlq, main = _topics("replay-test")
     ensure_topics(broker.bootstrap, [(dlq, 2), (main, 2)])
     good = new_event("iphone_15", ["weight"], 3, source="t")
     with SpecUpdatePublisher(broker.bootstrap, topic=dlq) as letters:
@@ -40,9 +48,9 @@ def test_replay_republishes_only_what_validates(broker: EmbeddedBroker) -> None:
 
 
 def test_replay_dedupes_by_source_and_id_and_checks_the_key_digest(
-    broker: EmbeddedBroker,
+    broker: Broker,
 ) -> None:
-    dlq, main = "replay-identity.dlq", "replay-identity"
+    dlq, main = _topics("replay-identity")
     ensure_topics(broker.bootstrap, [(dlq, 1), (main, 1)])
     erp = new_event("iphone_15", ["price"], 3, source="erp", event_id="same")
     pim = new_event("iphone_15", ["battery_life"], 4, source="pim", event_id="same")

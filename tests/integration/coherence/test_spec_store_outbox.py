@@ -8,7 +8,7 @@ import uuid
 import pytest
 from kafka import KafkaConsumer, TopicPartition
 
-from services.adapters.embedded_broker import EmbeddedBroker, free_port
+from services.adapters.embedded_broker import Broker, free_port
 from services.adapters.kafka_publisher import SpecUpdatePublisher, ensure_topics
 from services.adapters.sql.engine import make_engine, upgrade
 from services.adapters.sql.spec_store import SpecStore
@@ -49,7 +49,7 @@ def test_update_versions_the_row_and_queues_the_event_atomically(spec_store: Spe
 
 
 def test_relay_publishes_after_a_crash_between_commit_and_publish(
-    spec_store: SpecStore, broker: EmbeddedBroker
+    spec_store: SpecStore, broker: Broker
 ) -> None:
     ensure_topics(broker.bootstrap, [(spec_store._topic, 1)])
     # committed, then the process "crashed" before publishing: the rows stay pending
