@@ -206,10 +206,12 @@ class SemanticExtractor:
     def decide(self, text: str, *, second_reader: bool = True) -> SemanticDecision:
         """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
         reader agrees on product and attribute (otherwise no fingerprint)."""
-        decision, derived, by_unit, value_nouns = self._decide_rules(text)
+        # Normalised once: it is the costliest step (spelling and transliteration scans).
+        norm = self._normaliser.normalise(text)
+        decision, derived, by_unit, value_nouns = self._decide_rules(text, norm)
         if second_reader and isinstance(decision, Fingerprint):
             verdict = self._reader.read(
-                _blank_spans(self._normaliser.normalise(text), value_nouns, " "),
+                _blank_spans(norm, value_nouns, " "),
                 decision.product,
                 decision.attribute,
                 family_only=derived,
@@ -219,7 +221,6 @@ class SemanticExtractor:
                 return NoFingerprint(
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"
                 )
-            norm = self._normaliser.normalise(text)
             for key, offered in self._open_keys(decision).items():
                 # Only a value this product offers can be one the rules missed (快充 echoes
                 # a car's DC charging, which no phone has).
@@ -295,12 +296,11 @@ class SemanticExtractor:
         return None
 
     def _decide_rules(
-        self, text: str
+        self, text: str, norm: str
     ) -> tuple[SemanticDecision, bool, bool, tuple[tuple[int, int], ...]]:
-        """The rules' decision, whether its product was named through the grammar,
-        whether its attribute was settled by a number in a unit only it uses, and the
-        spans of the nouns of stated values (in the normalised text)."""
-        norm = self._normaliser.normalise(text)
+        """The rules' decision on ``text`` (normalised: ``norm``), whether its product
+        was named through the grammar, whether its attribute was settled by a number in a
+        unit only it uses, and the spans of the nouns of stated values (in ``norm``)."""
         if not norm:
             return NoFingerprint("empty question"), False, False, ()
         scan = self._products.scan(norm)
