@@ -14,7 +14,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from services.core.semantic.lexicon import (
-    UNIT_VALUE_MARK,
     UNSUPPORTED,
     AttributeSpec,
     Label,
@@ -32,8 +31,9 @@ class AttributeChoice:
     attribute: str | None
     reason: str
     hits: tuple[Hit, ...] = ()
-    #: Settled by a stated number in a unit only this attribute uses for the product's
-    #: category ("is it 171 g?"): as strong as a phrase, also for the second reader.
+    #: Settled by a stated value: a number in a unit only this attribute uses for the
+    #: product's category ("is it 171 g?") or a value its value patterns read ("是A18吗"):
+    #: as strong as a phrase, also for the second reader.
     by_unit: bool = False
 
 
@@ -95,11 +95,13 @@ class AttributeResolver:
             return self._choose(implied, labelled, "implied")
         values, values_named = pick("value")
         if values:
+            # A stated value settles the attribute as a unit does ("是A18吗" names the
+            # chip by the catalog's own value pattern): the second reader, reading
+            # character n-grams, sees "a0" where the rules see a processor.
             choice = self._choose(values, labelled, "value")
-            by_unit = any(
-                lab.value == UNIT_VALUE_MARK for h, lab in labelled if lab.name == choice.attribute
+            return AttributeChoice(
+                choice.attribute, choice.reason, choice.hits, choice.attribute is not None
             )
-            return AttributeChoice(choice.attribute, choice.reason, choice.hits, by_unit)
         weak, weak_named = pick("weak")
         if weak:
             return self._choose(weak, labelled, "weak")

@@ -161,6 +161,31 @@ class SemanticExtractor:
         # after a number asks about that attribute too ("有1TB的吗").
         for attr_id, units in _value_text_units(catalog).items():
             unit_words.setdefault(attr_id, []).extend(f"0{u}" for u in sorted(units))
+        # A catalog unit the lexicon lists no forms for ("day" of a watch's battery life)
+        # is written by its own name: "how many days" asks for it.
+        for unit, by_attribute in spec_units.items():
+            if unit in unit_forms or not unit.isalpha() or len(unit) < 2:
+                continue
+            for attr_id in by_attribute:
+                names = (unit.lower(), f"{unit.lower()}s")
+                unit_words.setdefault(attr_id, []).extend((*names, *(f"0 {n}" for n in names)))
+        # Units the catalog's notes state after a number for an attribute ("4 years or
+        # 80,000 km" of a car's warranty): "多少公里" may ask about that attribute too.
+        for unit, attr_ids in _noted_units(catalog, frozenset(unit_forms)).items():
+            for attr_id in attr_ids:
+                forms = [str(f) for f in unit_forms.get(unit, ())]
+                unit_words.setdefault(attr_id, []).extend(
+                    (*(f for f in forms if len(f) >= 2), *(f"0{f}" for f in forms))
+                )
+        value_texts = _spec_value_texts(catalog)
+        # A value of a key that names what is asked, and that one attribute alone allows
+        # (长焦 → camera, 电池质保 → warranty, 拆封 → returns), is also that attribute's
+        # word to the reader, as it is to the rules.
+        topic_forms: dict[str, list[str]] = {}
+        for phrase, raw_label in self._lexicon.constraint_phrases:
+            owner = self._attributes.topic_of(parse_label(raw_label).name)
+            if owner is not None:
+                topic_forms.setdefault(owner, []).append(phrase)
         self._reader = NgramReader(
             [(e.product_id, e.category, e.brand, e.names) for e in entries],
             {
@@ -170,6 +195,9 @@ class SemanticExtractor:
                         *self._vocabulary_forms(attributes, attr_id),
                         *lexicon_forms.get(attr_id, ()),
                         *unit_words.get(attr_id, ()),
+                        # The catalog's own values ("A18", "IP68", "Snapdragon 8 Gen 3"):
+                        # a value asked to be confirmed names its attribute.
+                        *value_texts.get(attr_id, ()),
                     ),
                 )
                 for attr_id, spec in self._lexicon.attributes.items()
@@ -184,6 +212,7 @@ class SemanticExtractor:
             ],
             brand_words=self._lexicon.brands,
             category_words=self._lexicon.category_words,
+            implied_forms=topic_forms,
         )
 
     @staticmethod
@@ -317,6 +346,40 @@ class SemanticExtractor:
             if (word := match.group().lower()) in self._known_words
         )
 
+    def _named_beside(self, masked: str, boundaries: frozenset[int]) -> list[tuple[int, int]]:
+        """Spans of attribute words that are also a bypass cue, standing right beside
+        another cue of the same attribute: in "promotion refresh rate" the word is the
+        display feature the vocabulary lists for the refresh rate named next to it, not
+        a sales promotion (next to another attribute, "promotion price", it stays one)."""
+        strong = [
+            (h, parse_label(h.label).name)
+            for h in self._attributes.find(masked, boundaries)
+            if parse_label(h.label).kind == "strong"
+        ]
+        if len(strong) < 2:
+            return []
+        cues = {
+            (h.start, h.end)
+            for intent in self._gate.intents
+            for h in self._gate.hits(intent, masked, boundaries)
+        }
+        spans: list[tuple[int, int]] = []
+        for hit, name in strong:
+            if (hit.start, hit.end) not in cues:
+                continue
+            for other, other_name in strong:
+                if other_name != name or other.overlaps(hit):
+                    continue
+                gap = (
+                    masked[hit.end : other.start]
+                    if hit.end <= other.start
+                    else masked[other.end : hit.start]
+                )
+                if not gap.strip():
+                    spans.append((hit.start, hit.end))
+                    break
+        return spans
+
     def _situation_blanked(
         self, gate_text: str, masked: str, boundaries: frozenset[int], intent: str
     ) -> str | None:
@@ -398,6 +461,7 @@ class SemanticExtractor:
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
         gate_text = _blank_words(masked, trademarks)
+        gate_text = _blank_spans(gate_text, self._named_beside(masked, boundaries))
         bypass = self._gate.first_bypass(gate_text, boundaries, structural)
         if bypass is not None and bypass[0] == "compare" and "compare" not in structural:
             # "refund the difference": a compare word inside a longer strong phrase of the
@@ -681,6 +745,47 @@ def _value_text_units(catalog: Mapping[str, Any]) -> dict[str, set[str]]:
                 match = _NUMBER_AND_UNIT.match(str(text))
                 if match:
                     found.setdefault(str(attribute), set()).add(match.group(1).lower())
+    return found
+
+
+def _spec_value_texts(catalog: Mapping[str, Any]) -> dict[str, list[str]]:
+    """attribute → the catalog's text values of it that name a thing by a model code
+    (letters, then a number: "A18", "Apple H2", "IP68", "HarmonyOS 4.0"), each once, in
+    catalog order; a number with its unit after it ("128GB") is the units' business."""
+    found: dict[str, dict[str, None]] = {}
+    for raw in catalog.get("products", ()):
+        for attribute, spec in raw.get("specs", {}).items():
+            if not isinstance(spec, Mapping):
+                continue
+            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
+            for value in values:
+                if not isinstance(value, Mapping):
+                    continue
+                text = value.get("value")
+                # A list names things (a box's 70W adapter), not a value of the attribute.
+                if isinstance(text, str) and _MODEL_CODE.search(text):
+                    found.setdefault(str(attribute), {})[text.lower()] = None
+    return {a: list(texts) for a, texts in found.items()}
+
+
+#: A model code inside a text value: letters before a number ("A18", "IP68", "iOS 18").
+_MODEL_CODE = re.compile(r"[A-Za-z]\s?\d")
+
+
+def _noted_units(catalog: Mapping[str, Any], known_units: frozenset[str]) -> dict[str, set[str]]:
+    """unit → the attributes whose spec notes state a number in it ("or 80,000 km")."""
+    found: dict[str, set[str]] = {}
+    for raw in catalog.get("products", ()):
+        for attribute, spec in raw.get("specs", {}).items():
+            if not isinstance(spec, Mapping):
+                continue
+            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
+            for value in values:
+                if not isinstance(value, Mapping):
+                    continue
+                for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
+                    if match.group(1) in known_units:
+                        found.setdefault(match.group(1), set()).add(str(attribute))
     return found
 
 
