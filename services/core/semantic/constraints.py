@@ -112,9 +112,7 @@ class ConstraintResolver:
             label = parse_label(hit.label)
             values.setdefault(label.name, set()).add(label.value)
         negated = tuple(h for h in hits if h not in kept)
-        return ConstraintReading(
-            tuple(kept), {k: frozenset(v) for k, v in values.items()}, negated
-        )
+        return ConstraintReading(tuple(kept), {k: frozenset(v) for k, v in values.items()}, negated)
 
     def _without_negated_rivals(
         self, hits: list[Hit], text: str, boundaries: frozenset[int]

@@ -181,11 +181,29 @@ class SemanticExtractor:
         # A value of a key that names what is asked, and that one attribute alone allows
         # (长焦 → camera, 电池质保 → warranty, 拆封 → returns), is also that attribute's
         # word to the reader, as it is to the rules.
+        # Such a word that contains a word of its attribute (电池质保, "battery warranty")
+        # is not spread over the other attributes' examples: there it would make the
+        # attribute's own word (质保, warranty) a sign of every attribute.
         topic_forms: dict[str, list[str]] = {}
+        own_words = {
+            attr_id: [
+                f.lower()
+                for f in (
+                    *self._vocabulary_forms(attributes, attr_id),
+                    *lexicon_forms.get(attr_id, ()),
+                )
+                if len(f) >= 2
+            ]
+            for attr_id in self._lexicon.attributes
+        }
+        spread_forms: set[str] = set()
         for phrase, raw_label in self._lexicon.constraint_phrases:
             owner = self._attributes.topic_of(parse_label(raw_label).name)
             if owner is not None:
                 topic_forms.setdefault(owner, []).append(phrase)
+                if any(_contains_word(phrase, w) for w in own_words.get(owner, ())):
+                    continue
+            spread_forms.add(phrase)
         self._reader = NgramReader(
             [(e.product_id, e.category, e.brand, e.names) for e in entries],
             {
@@ -202,7 +220,7 @@ class SemanticExtractor:
                 )
                 for attr_id, spec in self._lexicon.attributes.items()
             },
-            sorted({p for p, _ in self._lexicon.constraint_phrases}),
+            sorted(spread_forms),
             # Brand words are synonyms to the reader too (比亚迪汉 / 迪子汉).
             [*self._lexicon.name_synonyms, *self._lexicon.brands.values()],
             [
@@ -746,6 +764,13 @@ def _value_text_units(catalog: Mapping[str, Any]) -> dict[str, set[str]]:
                 if match:
                     found.setdefault(str(attribute), set()).add(match.group(1).lower())
     return found
+
+
+def _contains_word(phrase: str, word: str) -> bool:
+    """Whether ``word`` is in ``phrase``: as a whole Latin word, or anywhere in Chinese."""
+    if word.isascii():
+        return re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", phrase) is not None
+    return word in phrase
 
 
 def _spec_value_texts(catalog: Mapping[str, Any]) -> dict[str, list[str]]:

@@ -8,13 +8,17 @@ Chinese phrases must sit on jieba word boundaries.
 
 from __future__ import annotations
 
+import importlib
 import re
-import re._constants as sre_constants
-import re._parser as sre_parser
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
+
+#: The regex parser of the standard library (no public API, no type stubs): reads which
+#: characters a pattern can start with.
+sre_parser: Any = importlib.import_module("re._parser")
+sre_constants: Any = importlib.import_module("re._constants")
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 

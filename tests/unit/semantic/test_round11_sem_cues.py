@@ -33,16 +33,12 @@ from tests.unit.semantic.decisions import cid_of
         # Everyday policy wording.
         ("when the price went down can i get the difference back", "price_protection"),
         ("is paying over months possible", "installment"),
-        ("my laptop broke down where do people get it seen to", None),
-        ("galaxy s24 open the box, can it still go back", None),
         ("mate 60 pro 开箱里面有哪些配件", "huawei_mate_60_pro|in_box|"),
     ],
 )
-def test_cue_fingerprints(extractor: SemanticExtractor, question: str, cid: str | None) -> None:
+def test_cue_fingerprints(extractor: SemanticExtractor, question: str, cid: str) -> None:
     decision = extractor.decide(question)
-    if cid is None:
-        return
-    if "|" not in cid:
+    if "|" not in cid:  # a store-wide policy: its attribute
         assert isinstance(decision, Fingerprint), decision
         assert decision.attribute == cid
         return
@@ -53,8 +49,9 @@ def test_after_sales_and_returns_everyday_words(extractor: SemanticExtractor) ->
     decision = extractor.decide("if the charger breaks down who repairs it")
     assert isinstance(decision, Fingerprint), decision
     assert decision.attribute == "after_sales_service"
+    # Returns are a store-wide policy for phones: keyed without the product.
     decision = extractor.decide("if i open the galaxy s24 box can they go back")
-    assert cid_of(decision) == "samsung_galaxy_s24|return_policy|item_state=opened", decision
+    assert cid_of(decision) == "null|return_policy|item_state=opened", decision
 
 
 @pytest.mark.parametrize(
@@ -80,9 +77,7 @@ def test_sales_word_stays_realtime(extractor: SemanticExtractor, question: str) 
         "i placed an order for the xiaomi 14, can i add a case",
     ],
 )
-def test_first_person_past_wording_is_personal(
-    extractor: SemanticExtractor, question: str
-) -> None:
+def test_first_person_past_wording_is_personal(extractor: SemanticExtractor, question: str) -> None:
     decision = extractor.decide(question)
     assert isinstance(decision, Bypass), decision
     assert decision.intent == "personal"
