@@ -80,7 +80,14 @@ class AttributeResolver:
 
         strong, strong_named = pick("strong")
         if strong:
-            choice = self._choose(strong, labelled, "strong")
+            # "保修期内坏了找谁修": a cue inside a time frame ("within the warranty
+            # period") states when, not what is asked: it dominates no other cue.
+            framed = frozenset(
+                lab.name
+                for h, lab in labelled
+                if lab.kind == "strong" and text and _in_time_frame(text, h)
+            )
+            choice = self._choose(strong, labelled, "strong", framed)
             rival = self._rival_value(choice.attribute, labelled, category, text)
             if choice.attribute is not None and rival is not None:
                 # "换新…是8年吗": the phrase reads one attribute, the value asked to be
@@ -173,12 +180,20 @@ class AttributeResolver:
         return spec.kind == "policy" or category in spec.applies_to
 
     def _choose(
-        self, candidates: set[str], labelled: Sequence[tuple[Hit, Label]], strength: str
+        self,
+        candidates: set[str],
+        labelled: Sequence[tuple[Hit, Label]],
+        strength: str,
+        framed: frozenset[str] = frozenset(),
     ) -> AttributeChoice:
         kept = {
             a
             for a in candidates
-            if not any(a in self._dominance.get(b, frozenset()) for b in candidates if b != a)
+            if not any(
+                a in self._dominance.get(b, frozenset())
+                for b in candidates
+                if b != a and b not in framed
+            )
         }
         if len(kept) != 1:
             return AttributeChoice(
@@ -187,6 +202,19 @@ class AttributeResolver:
         (attribute,) = kept
         hits = tuple(h for h, lab in labelled if lab.name == attribute)
         return AttributeChoice(attribute, f"{strength} cue", hits)
+
+
+#: A time frame around a cue: 保修期内 / 保修期间 ("within the warranty period"),
+#: "within the warranty", "during the warranty".
+_FRAME_AFTER = re.compile(r"(?:期)?(?:内|期间|以内)")
+_FRAME_BEFORE = re.compile(r"(?:within|during|inside)(?: the| its| my)?\s*$")
+
+
+def _in_time_frame(text: str, hit: Hit) -> bool:
+    """Whether ``hit`` names the period a question is set in, not what it asks."""
+    if not hit.text.isascii():
+        return _FRAME_AFTER.match(text, hit.end) is not None and hit.text.endswith("期")
+    return _FRAME_BEFORE.search(text[max(0, hit.start - 12) : hit.start]) is not None
 
 
 #: What stands right before a value asked to be confirmed.

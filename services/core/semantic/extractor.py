@@ -1006,7 +1006,8 @@ STORE_SCOPE = "store"
 def _spec_texts(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str]]]:
     """text → attribute → categories: the words of the catalog's text spec values
     ("陶瓷白 Ceramic White" gives 陶瓷白 and ceramic white), without numbers (a number
-    with its unit is the units' business) and without one-letter or one-character words."""
+    with its unit is the units' business) and without one-letter or one-character words,
+    and the model codes in any text value (the h2 of "Apple H2", ip68)."""
     found: dict[str, dict[str, set[str]]] = {}
     for raw in catalog.get("products", ()):
         category = str(raw.get("category", ""))
@@ -1016,7 +1017,13 @@ def _spec_texts(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str
             value = spec["value"]
             texts = list(value) if isinstance(value, (list, tuple)) else [value]
             for text in texts:
-                if not isinstance(text, str) or any(ch.isdigit() for ch in text):
+                if not isinstance(text, str):
+                    continue
+                # A model code of the value ("H2" of "Apple H2", "IP68"): letters, then
+                # digits, as one word; a number with its unit is the units' business.
+                for code in _CODE_WORD.findall(text.lower()):
+                    found.setdefault(code, {}).setdefault(str(attribute), set()).add(category)
+                if any(ch.isdigit() for ch in text):
                     continue
                 for part in _SCRIPT_RUN.findall(text):
                     part = part.strip()
@@ -1025,6 +1032,7 @@ def _spec_texts(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str
     return {t: {a: frozenset(c) for a, c in by.items()} for t, by in found.items()}
 
 
+_CODE_WORD = re.compile(r"(?<![a-z0-9])[a-z]+\d+[a-z]*(?![a-z0-9])")
 _SCRIPT_RUN = re.compile(r"[\u3400-\u9fff]+|[A-Za-z][A-Za-z '\-]*[A-Za-z]")
 
 _LONG_DIGITS = re.compile(r"\d{5,}")

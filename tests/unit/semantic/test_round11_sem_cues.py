@@ -145,3 +145,36 @@ def test_reader_agrees_on_stated_values(
     decision = extractor.decide(question)
     assert isinstance(decision, Fingerprint), decision
     assert decision.attribute == attribute
+
+
+@pytest.mark.parametrize(
+    "question", ["保修期内手机坏了去哪修", "within the warranty period where do i get it repaired"]
+)
+def test_a_cue_in_a_time_frame_dominates_no_other(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    # The warranty period says when; where to repair is asked: never the warranty key.
+    decision = extractor.decide(question)
+    assert not (isinstance(decision, Fingerprint) and decision.attribute == "warranty"), decision
+
+
+@pytest.mark.parametrize("question", ["还在保修期内吗", "坏了能保修吗"])
+def test_a_warranty_question_alone_stays_one(extractor: SemanticExtractor, question: str) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.attribute == "warranty"
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # The model code of a catalog value (the H2 of "Apple H2") is a stated value: its
+        # digit is understood.
+        ("airpods pro 2 用的芯片是h2吗", "airpods_pro_2|processor|"),
+        ("does the airpods pro 2 run on an h2 chip", "airpods_pro_2|processor|"),
+    ],
+)
+def test_model_codes_of_catalog_values(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert cid_of(extractor.decide(question)) == cid
