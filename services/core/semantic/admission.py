@@ -129,11 +129,6 @@ class AdmissionGate:
             for rule in policy.rules
         }
 
-    @property
-    def intents(self) -> tuple[str, ...]:
-        """The bypass intents, in precedence order."""
-        return self._order
-
     def first_bypass(
         self,
         masked: str,

@@ -126,6 +126,11 @@ class SemanticExtractor:
             (self._normaliser.normalise(b), "other") for b in policy.other_brands
         )
         self._gate = AdmissionGate(policy)
+        # Words both the attribute vocabulary and a bypass intent list ("promotion": the
+        # display feature and a sales promotion).
+        self._bypass_attribute_words = frozenset(p.lower() for p in policy_phrases) & frozenset(
+            p for p, label in self._lexicon.attribute_phrases if label[:1] not in "~#"
+        )
         self._attributes = AttributeResolver(self._lexicon)
         self._constraints = ConstraintResolver(self._lexicon)
         # Constraint forms become words ("长续航版"), so a short cue inside them does not
@@ -369,21 +374,16 @@ class SemanticExtractor:
         another cue of the same attribute: in "promotion refresh rate" the word is the
         display feature the vocabulary lists for the refresh rate named next to it, not
         a sales promotion (next to another attribute, "promotion price", it stays one)."""
+        if not any(word in masked for word in self._bypass_attribute_words):
+            return []
         strong = [
             (h, parse_label(h.label).name)
             for h in self._attributes.find(masked, boundaries)
             if parse_label(h.label).kind == "strong"
         ]
-        if len(strong) < 2:
-            return []
-        cues = {
-            (h.start, h.end)
-            for intent in self._gate.intents
-            for h in self._gate.hits(intent, masked, boundaries)
-        }
         spans: list[tuple[int, int]] = []
         for hit, name in strong:
-            if (hit.start, hit.end) not in cues:
+            if hit.text not in self._bypass_attribute_words:
                 continue
             for other, other_name in strong:
                 if other_name != name or other.overlaps(hit):
