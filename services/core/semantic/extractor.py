@@ -652,8 +652,11 @@ _STATED_AMOUNT = re.compile(
 )
 
 
-#: A bare number asked to be confirmed, any length ("is it 6.3?", "是6.1吗").
-_STATED_NUMBER = re.compile(r"(?:是|\bis(?: it)?)\s*(\d+(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)")
+#: A bare number asked to be confirmed, any length ("is it 6.3?", "是6.1吗", "display
+#: size, 6.3?": a clause of its own).
+_STATED_NUMBER = re.compile(
+    r"(?:是|\bis(?: it)?|[,，]|^)\s*(\d+(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)"
+)
 
 
 def _stated_numbers(text: str) -> list[Hit]:

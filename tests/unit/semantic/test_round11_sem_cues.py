@@ -178,3 +178,35 @@ def test_model_codes_of_catalog_values(
     extractor: SemanticExtractor, question: str, cid: str
 ) -> None:
     assert cid_of(extractor.decide(question)) == cid
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # Buying for someone names who it is for, not what they own.
+        (
+            "want to get a xiaomi 14 for my wife, how much is the 512GB",
+            "xiaomi_14|price|storage=512GB",
+        ),
+        # The product's own value, asked in a clause of its own without "is it".
+        ("galaxy s24 screen size, 6.2?", "samsung_galaxy_s24|screen_size|"),
+        # "gig" is a way to write GB.
+        ("xiaomi 14 official price, the 256 gig one", "xiaomi_14|price|storage=256GB"),
+        # Chinese everyday words of unopened / opened packaging.
+        ("iphone 15塑封还没撕可以退吗", "null|return_policy|item_state=unopened"),
+    ],
+)
+def test_everyday_constraint_and_value_wording(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert cid_of(extractor.decide(question)) == cid
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["my wife's xiaomi 14 screen cracked", "is my husband's galaxy s24 still under warranty"],
+)
+def test_a_relative_s_device_stays_personal(extractor: SemanticExtractor, question: str) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "personal"
