@@ -581,7 +581,11 @@ class SemanticExtractor:
             )
         if attribute in self._money_attributes:
             durations += _stated_amounts(masked)
-        own = _own_number(self._specs[product].get(attribute)) if product is not None else None
+        own = (
+            _own_number(self._specs[product].get(attribute), constraint_choice.constraints)
+            if product is not None
+            else None
+        )
         if own is not None:
             # "screen size, is it 6.3?": the product's own value asked to be confirmed,
             # its unit left out; any other bare number may name a variant (abstain).
@@ -663,10 +667,15 @@ def _stated_numbers(text: str) -> list[Hit]:
     return [Hit("number", m.start(1), m.end(1), m.group(1)) for m in _STATED_NUMBER.finditer(text)]
 
 
-def _own_number(spec: Any) -> float | None:
-    """A spec's single numeric value (no variants: a spec ``by`` a key has none)."""
-    if not isinstance(spec, Mapping) or "by" in spec:
+def _own_number(spec: Any, constraints: Sequence[tuple[str, str]] = ()) -> float | None:
+    """A spec's single numeric value: its value, or for a spec ``by`` a key, the value of
+    the variant the question names ("长续航全驱版续航是688吗"); none when it names none."""
+    if not isinstance(spec, Mapping):
         return None
+    if "by" in spec:
+        chosen = dict(constraints).get(str(spec["by"]))
+        variant = spec.get("values", {}).get(chosen) if chosen is not None else None
+        return _own_number(variant) if isinstance(variant, Mapping) else None
     value = spec.get("value")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None

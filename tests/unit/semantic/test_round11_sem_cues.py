@@ -210,3 +210,12 @@ def test_a_relative_s_device_stays_personal(extractor: SemanticExtractor, questi
     decision = extractor.decide(question)
     assert isinstance(decision, Bypass), decision
     assert decision.intent == "personal"
+
+
+def test_a_variant_s_own_value_is_understood(extractor: SemanticExtractor) -> None:
+    # The named variant's own value, asked to be confirmed without its unit.
+    decision = extractor.decide("model y long range range is it 688?")
+    assert cid_of(decision) == "tesla_model_y|range|trim=long_range", decision
+    # Another number, or no variant named, may be a variant we did not read.
+    assert cid_of(extractor.decide("model y long range range is it 612?")) is None
+    assert cid_of(extractor.decide("model y range is it 688?")) is None
