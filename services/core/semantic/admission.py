@@ -124,6 +124,7 @@ class AdmissionGate:
             rule.intent: PhraseSet(
                 ((v, rule.intent) for p in rule.phrases for v in question_particle_variants(p)),
                 ((p, rule.intent) for p in rule.patterns),
+                scan_led_patterns_alone=True,
             )
             for rule in policy.rules
         }

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from services.core.semantic.lexicon import (
-    UNIT_VALUE_MARK,
     UNSUPPORTED,
     AttributeSpec,
     Label,
@@ -32,8 +31,9 @@ class AttributeChoice:
     attribute: str | None
     reason: str
     hits: tuple[Hit, ...] = ()
-    #: Settled by a stated number in a unit only this attribute uses for the product's
-    #: category ("is it 171 g?"): as strong as a phrase, also for the second reader.
+    #: Settled by a stated value: a number in a unit only this attribute uses for the
+    #: product's category ("is it 171 g?") or a value its value patterns read ("是A18吗"):
+    #: as strong as a phrase, also for the second reader.
     by_unit: bool = False
 
 
@@ -80,7 +80,14 @@ class AttributeResolver:
 
         strong, strong_named = pick("strong")
         if strong:
-            choice = self._choose(strong, labelled, "strong")
+            # "保修期内坏了找谁修": a cue inside a time frame ("within the warranty
+            # period") states when, not what is asked: it dominates no other cue.
+            framed = frozenset(
+                lab.name
+                for h, lab in labelled
+                if lab.kind == "strong" and text and _in_time_frame(text, h)
+            )
+            choice = self._choose(strong, labelled, "strong", framed)
             rival = self._rival_value(choice.attribute, labelled, category, text)
             if choice.attribute is not None and rival is not None:
                 # "换新…是8年吗": the phrase reads one attribute, the value asked to be
@@ -95,11 +102,13 @@ class AttributeResolver:
             return self._choose(implied, labelled, "implied")
         values, values_named = pick("value")
         if values:
+            # A stated value settles the attribute as a unit does ("是A18吗" names the
+            # chip by the catalog's own value pattern): the second reader, reading
+            # character n-grams, sees "a0" where the rules see a processor.
             choice = self._choose(values, labelled, "value")
-            by_unit = any(
-                lab.value == UNIT_VALUE_MARK for h, lab in labelled if lab.name == choice.attribute
+            return AttributeChoice(
+                choice.attribute, choice.reason, choice.hits, choice.attribute is not None
             )
-            return AttributeChoice(choice.attribute, choice.reason, choice.hits, by_unit)
         weak, weak_named = pick("weak")
         if weak:
             return self._choose(weak, labelled, "weak")
@@ -171,12 +180,20 @@ class AttributeResolver:
         return spec.kind == "policy" or category in spec.applies_to
 
     def _choose(
-        self, candidates: set[str], labelled: Sequence[tuple[Hit, Label]], strength: str
+        self,
+        candidates: set[str],
+        labelled: Sequence[tuple[Hit, Label]],
+        strength: str,
+        framed: frozenset[str] = frozenset(),
     ) -> AttributeChoice:
         kept = {
             a
             for a in candidates
-            if not any(a in self._dominance.get(b, frozenset()) for b in candidates if b != a)
+            if not any(
+                a in self._dominance.get(b, frozenset())
+                for b in candidates
+                if b != a and b not in framed
+            )
         }
         if len(kept) != 1:
             return AttributeChoice(
@@ -185,6 +202,19 @@ class AttributeResolver:
         (attribute,) = kept
         hits = tuple(h for h, lab in labelled if lab.name == attribute)
         return AttributeChoice(attribute, f"{strength} cue", hits)
+
+
+#: A time frame around a cue: 保修期内 / 保修期间 ("within the warranty period"),
+#: "within the warranty", "during the warranty".
+_FRAME_AFTER = re.compile(r"(?:期)?(?:内|期间|以内)")
+_FRAME_BEFORE = re.compile(r"(?:within|during|inside)(?: the| its| my)?\s*$")
+
+
+def _in_time_frame(text: str, hit: Hit) -> bool:
+    """Whether ``hit`` names the period a question is set in, not what it asks."""
+    if not hit.text.isascii():
+        return _FRAME_AFTER.match(text, hit.end) is not None and hit.text.endswith("期")
+    return _FRAME_BEFORE.search(text[max(0, hit.start - 12) : hit.start]) is not None
 
 
 #: What stands right before a value asked to be confirmed.

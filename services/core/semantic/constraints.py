@@ -26,6 +26,9 @@ class ConstraintReading:
 
     hits: tuple[Hit, ...]
     values: Mapping[str, frozenset[str]]
+    #: Values read but negated ("不加盒子"): no value of the question, but a negation
+    #: before them is theirs, not that of the value after them.
+    negated: tuple[Hit, ...] = ()
 
     def conflicting_keys(self) -> list[str]:
         return sorted(k for k, vs in self.values.items() if len(vs) > 1)
@@ -103,12 +106,13 @@ class ConstraintResolver:
         ]
         # The longest reading wins: "长续航全驱版" over the "长续航" inside it.
         hits = outermost(hits)
-        hits = self._without_negated_rivals(hits, text, boundaries)
+        kept = self._without_negated_rivals(hits, text, boundaries)
         values: dict[str, set[str]] = {}
-        for hit in hits:
+        for hit in kept:
             label = parse_label(hit.label)
             values.setdefault(label.name, set()).add(label.value)
-        return ConstraintReading(tuple(hits), {k: frozenset(v) for k, v in values.items()})
+        negated = tuple(h for h in hits if h not in kept)
+        return ConstraintReading(tuple(kept), {k: frozenset(v) for k, v in values.items()}, negated)
 
     def _without_negated_rivals(
         self, hits: list[Hit], text: str, boundaries: frozenset[int]
@@ -123,14 +127,23 @@ class ConstraintResolver:
         for key_hits in by_key.values():
             if len({parse_label(h.label).value for h in key_hits}) < 2:
                 continue
-            negated = [h for h in key_hits if self._hit_negated(h, text, boundaries)]
+            negated = [h for h in key_hits if self._hit_negated(h, text, boundaries, hits)]
             kept = {parse_label(h.label).value for h in key_hits if h not in negated}
             if negated and len(kept) == 1:
                 dropped.update(id(h) for h in negated)
         return [h for h in hits if id(h) not in dropped] if dropped else hits
 
-    def _hit_negated(self, hit: Hit, text: str, boundaries: frozenset[int]) -> bool:
+    def _hit_negated(
+        self, hit: Hit, text: str, boundaries: frozenset[int], others: Sequence[Hit] = ()
+    ) -> bool:
+        """Whether a negation stands shortly before ``hit`` in its clause. A negation
+        governs the first value after it: in "不加盒子听音乐" the 不 negates 加盒子, not the
+        听音乐 after it, so the window starts after any other value (of ``others``) that
+        lies between."""
         window_start = max(0, hit.start - _NEGATION_WINDOW)
+        for other in others:
+            if other is not hit and window_start < other.end <= hit.start:
+                window_start = other.end
         before = text[window_start : hit.start]
         clause = max(before.rfind(p) for p in _CLAUSE_MARKS)
         before = before[clause + 1 :]
@@ -194,7 +207,7 @@ class ConstraintResolver:
         for hit in reading.hits:
             if parse_label(hit.label).name != key:
                 continue
-            if self._hit_negated(hit, text, boundaries):
+            if self._hit_negated(hit, text, boundaries, (*reading.hits, *reading.negated)):
                 return True
         return False
 

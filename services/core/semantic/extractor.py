@@ -126,6 +126,11 @@ class SemanticExtractor:
             (self._normaliser.normalise(b), "other") for b in policy.other_brands
         )
         self._gate = AdmissionGate(policy)
+        # Words both the attribute vocabulary and a bypass intent list ("promotion": the
+        # display feature and a sales promotion).
+        self._bypass_attribute_words = frozenset(p.lower() for p in policy_phrases) & frozenset(
+            p for p, label in self._lexicon.attribute_phrases if label[:1] not in "~#"
+        )
         self._attributes = AttributeResolver(self._lexicon)
         self._constraints = ConstraintResolver(self._lexicon)
         # Constraint forms become words ("长续航版"), so a short cue inside them does not
@@ -161,6 +166,49 @@ class SemanticExtractor:
         # after a number asks about that attribute too ("有1TB的吗").
         for attr_id, units in _value_text_units(catalog).items():
             unit_words.setdefault(attr_id, []).extend(f"0{u}" for u in sorted(units))
+        # A catalog unit the lexicon lists no forms for ("day" of a watch's battery life)
+        # is written by its own name: "how many days" asks for it.
+        for unit, by_attribute in spec_units.items():
+            if unit in unit_forms or not unit.isalpha() or len(unit) < 2:
+                continue
+            for attr_id in by_attribute:
+                names = (unit.lower(), f"{unit.lower()}s")
+                unit_words.setdefault(attr_id, []).extend((*names, *(f"0 {n}" for n in names)))
+        # Units the catalog's notes state after a number for an attribute ("4 years or
+        # 80,000 km" of a car's warranty): "多少公里" may ask about that attribute too.
+        for unit, attr_ids in _noted_units(catalog, frozenset(unit_forms)).items():
+            for attr_id in attr_ids:
+                forms = [str(f) for f in unit_forms.get(unit, ())]
+                unit_words.setdefault(attr_id, []).extend(
+                    (*(f for f in forms if len(f) >= 2), *(f"0{f}" for f in forms))
+                )
+        value_texts = _spec_value_texts(catalog)
+        # A value of a key that names what is asked, and that one attribute alone allows
+        # (长焦 → camera, 电池质保 → warranty, 拆封 → returns), is also that attribute's
+        # word to the reader, as it is to the rules.
+        # Such a word that contains a word of its attribute (电池质保, "battery warranty")
+        # is not spread over the other attributes' examples: there it would make the
+        # attribute's own word (质保, warranty) a sign of every attribute.
+        topic_forms: dict[str, list[str]] = {}
+        own_words = {
+            attr_id: [
+                f.lower()
+                for f in (
+                    *self._vocabulary_forms(attributes, attr_id),
+                    *lexicon_forms.get(attr_id, ()),
+                )
+                if len(f) >= 2
+            ]
+            for attr_id in self._lexicon.attributes
+        }
+        spread_forms: set[str] = set()
+        for phrase, raw_label in self._lexicon.constraint_phrases:
+            owner = self._attributes.topic_of(parse_label(raw_label).name)
+            if owner is not None:
+                topic_forms.setdefault(owner, []).append(phrase)
+                if any(_contains_word(phrase, w) for w in own_words.get(owner, ())):
+                    continue
+            spread_forms.add(phrase)
         self._reader = NgramReader(
             [(e.product_id, e.category, e.brand, e.names) for e in entries],
             {
@@ -170,11 +218,14 @@ class SemanticExtractor:
                         *self._vocabulary_forms(attributes, attr_id),
                         *lexicon_forms.get(attr_id, ()),
                         *unit_words.get(attr_id, ()),
+                        # The catalog's own values ("A18", "IP68", "Snapdragon 8 Gen 3"):
+                        # a value asked to be confirmed names its attribute.
+                        *value_texts.get(attr_id, ()),
                     ),
                 )
                 for attr_id, spec in self._lexicon.attributes.items()
             },
-            sorted({p for p, _ in self._lexicon.constraint_phrases}),
+            sorted(spread_forms),
             # Brand words are synonyms to the reader too (比亚迪汉 / 迪子汉).
             [*self._lexicon.name_synonyms, *self._lexicon.brands.values()],
             [
@@ -184,6 +235,7 @@ class SemanticExtractor:
             ],
             brand_words=self._lexicon.brands,
             category_words=self._lexicon.category_words,
+            implied_forms=topic_forms,
         )
 
     @staticmethod
@@ -206,10 +258,12 @@ class SemanticExtractor:
     def decide(self, text: str, *, second_reader: bool = True) -> SemanticDecision:
         """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
         reader agrees on product and attribute (otherwise no fingerprint)."""
-        decision, derived, by_unit, value_nouns = self._decide_rules(text)
+        # Normalised once: it is the costliest step (spelling and transliteration scans).
+        norm = self._normaliser.normalise(text)
+        decision, derived, by_unit, value_nouns = self._decide_rules(text, norm)
         if second_reader and isinstance(decision, Fingerprint):
             verdict = self._reader.read(
-                _blank_spans(self._normaliser.normalise(text), value_nouns, " "),
+                _blank_spans(norm, value_nouns, " "),
                 decision.product,
                 decision.attribute,
                 family_only=derived,
@@ -219,7 +273,6 @@ class SemanticExtractor:
                 return NoFingerprint(
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"
                 )
-            norm = self._normaliser.normalise(text)
             for key, offered in self._open_keys(decision).items():
                 # Only a value this product offers can be one the rules missed (快充 echoes
                 # a car's DC charging, which no phone has).
@@ -295,12 +348,11 @@ class SemanticExtractor:
         return None
 
     def _decide_rules(
-        self, text: str
+        self, text: str, norm: str
     ) -> tuple[SemanticDecision, bool, bool, tuple[tuple[int, int], ...]]:
-        """The rules' decision, whether its product was named through the grammar,
-        whether its attribute was settled by a number in a unit only it uses, and the
-        spans of the nouns of stated values (in the normalised text)."""
-        norm = self._normaliser.normalise(text)
+        """The rules' decision on ``text`` (normalised: ``norm``), whether its product
+        was named through the grammar, whether its attribute was settled by a number in a
+        unit only it uses, and the spans of the nouns of stated values (in ``norm``)."""
         if not norm:
             return NoFingerprint("empty question"), False, False, ()
         scan = self._products.scan(norm)
@@ -316,6 +368,35 @@ class SemanticExtractor:
             for match in _CAMEL_WORD.finditer(text)
             if (word := match.group().lower()) in self._known_words
         )
+
+    def _named_beside(self, masked: str, boundaries: frozenset[int]) -> list[tuple[int, int]]:
+        """Spans of attribute words that are also a bypass cue, standing right beside
+        another cue of the same attribute: in "promotion refresh rate" the word is the
+        display feature the vocabulary lists for the refresh rate named next to it, not
+        a sales promotion (next to another attribute, "promotion price", it stays one)."""
+        if not any(word in masked for word in self._bypass_attribute_words):
+            return []
+        strong = [
+            (h, parse_label(h.label).name)
+            for h in self._attributes.find(masked, boundaries)
+            if parse_label(h.label).kind == "strong"
+        ]
+        spans: list[tuple[int, int]] = []
+        for hit, name in strong:
+            if hit.text not in self._bypass_attribute_words:
+                continue
+            for other, other_name in strong:
+                if other_name != name or other.overlaps(hit):
+                    continue
+                gap = (
+                    masked[hit.end : other.start]
+                    if hit.end <= other.start
+                    else masked[other.end : hit.start]
+                )
+                if not gap.strip():
+                    spans.append((hit.start, hit.end))
+                    break
+        return spans
 
     def _situation_blanked(
         self, gate_text: str, masked: str, boundaries: frozenset[int], intent: str
@@ -398,6 +479,7 @@ class SemanticExtractor:
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
         gate_text = _blank_words(masked, trademarks)
+        gate_text = _blank_spans(gate_text, self._named_beside(masked, boundaries))
         bypass = self._gate.first_bypass(gate_text, boundaries, structural)
         if bypass is not None and bypass[0] == "compare" and "compare" not in structural:
             # "refund the difference": a compare word inside a longer strong phrase of the
@@ -499,7 +581,11 @@ class SemanticExtractor:
             )
         if attribute in self._money_attributes:
             durations += _stated_amounts(masked)
-        own = _own_number(self._specs[product].get(attribute)) if product is not None else None
+        own = (
+            _own_number(self._specs[product].get(attribute), constraint_choice.constraints)
+            if product is not None
+            else None
+        )
         if own is not None:
             # "screen size, is it 6.3?": the product's own value asked to be confirmed,
             # its unit left out; any other bare number may name a variant (abstain).
@@ -570,18 +656,26 @@ _STATED_AMOUNT = re.compile(
 )
 
 
-#: A bare number asked to be confirmed, any length ("is it 6.3?", "是6.1吗").
-_STATED_NUMBER = re.compile(r"(?:是|\bis(?: it)?)\s*(\d+(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)")
+#: A bare number asked to be confirmed, any length ("is it 6.3?", "是6.1吗", "display
+#: size, 6.3?": a clause of its own).
+_STATED_NUMBER = re.compile(
+    r"(?:是|\bis(?: it)?|[,，]|^)\s*(\d+(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)"
+)
 
 
 def _stated_numbers(text: str) -> list[Hit]:
     return [Hit("number", m.start(1), m.end(1), m.group(1)) for m in _STATED_NUMBER.finditer(text)]
 
 
-def _own_number(spec: Any) -> float | None:
-    """A spec's single numeric value (no variants: a spec ``by`` a key has none)."""
-    if not isinstance(spec, Mapping) or "by" in spec:
+def _own_number(spec: Any, constraints: Sequence[tuple[str, str]] = ()) -> float | None:
+    """A spec's single numeric value: its value, or for a spec ``by`` a key, the value of
+    the variant the question names ("长续航全驱版续航是688吗"); none when it names none."""
+    if not isinstance(spec, Mapping):
         return None
+    if "by" in spec:
+        chosen = dict(constraints).get(str(spec["by"]))
+        variant = spec.get("values", {}).get(chosen) if chosen is not None else None
+        return _own_number(variant) if isinstance(variant, Mapping) else None
     value = spec.get("value")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -681,6 +775,54 @@ def _value_text_units(catalog: Mapping[str, Any]) -> dict[str, set[str]]:
                 match = _NUMBER_AND_UNIT.match(str(text))
                 if match:
                     found.setdefault(str(attribute), set()).add(match.group(1).lower())
+    return found
+
+
+def _contains_word(phrase: str, word: str) -> bool:
+    """Whether ``word`` is in ``phrase``: as a whole Latin word, or anywhere in Chinese."""
+    if word.isascii():
+        return re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", phrase) is not None
+    return word in phrase
+
+
+def _spec_value_texts(catalog: Mapping[str, Any]) -> dict[str, list[str]]:
+    """attribute → the catalog's text values of it that name a thing by a model code
+    (letters, then a number: "A18", "Apple H2", "IP68", "HarmonyOS 4.0"), each once, in
+    catalog order; a number with its unit after it ("128GB") is the units' business."""
+    found: dict[str, dict[str, None]] = {}
+    for raw in catalog.get("products", ()):
+        for attribute, spec in raw.get("specs", {}).items():
+            if not isinstance(spec, Mapping):
+                continue
+            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
+            for value in values:
+                if not isinstance(value, Mapping):
+                    continue
+                text = value.get("value")
+                # A list names things (a box's 70W adapter), not a value of the attribute.
+                if isinstance(text, str) and _MODEL_CODE.search(text):
+                    found.setdefault(str(attribute), {})[text.lower()] = None
+    return {a: list(texts) for a, texts in found.items()}
+
+
+#: A model code inside a text value: letters before a number ("A18", "IP68", "iOS 18").
+_MODEL_CODE = re.compile(r"[A-Za-z]\s?\d")
+
+
+def _noted_units(catalog: Mapping[str, Any], known_units: frozenset[str]) -> dict[str, set[str]]:
+    """unit → the attributes whose spec notes state a number in it ("or 80,000 km")."""
+    found: dict[str, set[str]] = {}
+    for raw in catalog.get("products", ()):
+        for attribute, spec in raw.get("specs", {}).items():
+            if not isinstance(spec, Mapping):
+                continue
+            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
+            for value in values:
+                if not isinstance(value, Mapping):
+                    continue
+                for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
+                    if match.group(1) in known_units:
+                        found.setdefault(match.group(1), set()).add(str(attribute))
     return found
 
 
@@ -876,7 +1018,8 @@ STORE_SCOPE = "store"
 def _spec_texts(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str]]]:
     """text → attribute → categories: the words of the catalog's text spec values
     ("陶瓷白 Ceramic White" gives 陶瓷白 and ceramic white), without numbers (a number
-    with its unit is the units' business) and without one-letter or one-character words."""
+    with its unit is the units' business) and without one-letter or one-character words,
+    and the model codes in any text value (the h2 of "Apple H2", ip68)."""
     found: dict[str, dict[str, set[str]]] = {}
     for raw in catalog.get("products", ()):
         category = str(raw.get("category", ""))
@@ -886,7 +1029,13 @@ def _spec_texts(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str
             value = spec["value"]
             texts = list(value) if isinstance(value, (list, tuple)) else [value]
             for text in texts:
-                if not isinstance(text, str) or any(ch.isdigit() for ch in text):
+                if not isinstance(text, str):
+                    continue
+                # A model code of the value ("H2" of "Apple H2", "IP68"): letters, then
+                # digits, as one word; a number with its unit is the units' business.
+                for code in _CODE_WORD.findall(text.lower()):
+                    found.setdefault(code, {}).setdefault(str(attribute), set()).add(category)
+                if any(ch.isdigit() for ch in text):
                     continue
                 for part in _SCRIPT_RUN.findall(text):
                     part = part.strip()
@@ -895,6 +1044,7 @@ def _spec_texts(catalog: Mapping[str, Any]) -> dict[str, dict[str, frozenset[str
     return {t: {a: frozenset(c) for a, c in by.items()} for t, by in found.items()}
 
 
+_CODE_WORD = re.compile(r"(?<![a-z0-9])[a-z]+\d+[a-z]*(?![a-z0-9])")
 _SCRIPT_RUN = re.compile(r"[\u3400-\u9fff]+|[A-Za-z][A-Za-z '\-]*[A-Za-z]")
 
 _LONG_DIGITS = re.compile(r"\d{5,}")

@@ -348,6 +348,8 @@ def _value_phrases(
 
 
 def _is_common(text: str, common: Mapping[str, int], english: Mapping[str, int]) -> bool:
+    if text.isascii() and any(ch.isdigit() for ch in text):
+        return False  # a model code ("h2", "ip68"), no word of either language
     if text.isascii():
         return all(english.get(w, 0) >= _COMMON_FREQUENCY for w in re.findall(r"[a-z]+", text))
     return common.get(text, 0) >= _COMMON_FREQUENCY

@@ -8,10 +8,17 @@ Chinese phrases must sit on jieba word boundaries.
 
 from __future__ import annotations
 
+import importlib
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+#: The regex parser of the standard library (no public API, no type stubs): reads which
+#: characters a pattern can start with.
+sre_parser: Any = importlib.import_module("re._parser")
+sre_constants: Any = importlib.import_module("re._constants")
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -74,13 +81,20 @@ def _needs_word_boundary(phrase: str) -> bool:
 class PhraseSet:
     """Labelled literal phrases plus labelled regex patterns."""
 
-    __slots__ = ("_labels", "_literal", "_patterns", "_short_cjk")
+    __slots__ = ("_labels", "_led", "_literal", "_patterns", "_short_cjk")
 
     def __init__(
         self,
         phrases: Iterable[tuple[str, str]],
         patterns: Iterable[tuple[str, str]] = (),
+        *,
+        scan_led_patterns_alone: bool = False,
     ) -> None:
+        """With ``scan_led_patterns_alone``, a pattern whose first character can only be
+        one of a known set runs on its own (the regex engine then skips ahead to those
+        characters, which an alternation of many patterns cannot) and not at all when
+        the text has none of them; the rest share one alternation per label. Hits of
+        one label may then overlap: for callers that only ask whether a label occurs."""
         labels: dict[str, list[str]] = {}
         for phrase, label in phrases:
             key = phrase.lower().strip()
@@ -94,8 +108,14 @@ class PhraseSet:
         self._short_cjk = frozenset(p for p in ordered if _needs_word_boundary(p))
         # One alternation per label: fewer scans; overlaps within a label do not matter.
         grouped: dict[str, list[str]] = {}
+        led: list[tuple[re.Pattern[str], frozenset[str], str]] = []
         for pattern, label in patterns:
-            grouped.setdefault(label, []).append(pattern)
+            first = first_characters(pattern) if scan_led_patterns_alone else None
+            if first is not None:
+                led.append((re.compile(pattern), first, label))
+            else:
+                grouped.setdefault(label, []).append(pattern)
+        self._led = tuple(led)
         self._patterns = tuple(
             (re.compile("|".join(f"(?:{p})" for p in group)), label)
             for label, group in grouped.items()
@@ -125,7 +145,73 @@ class PhraseSet:
                 for m in pattern.finditer(text)
                 if m.end() > m.start()
             )
+        if self._led:
+            present = frozenset(text)
+            for compiled, first, label in self._led:
+                if present.isdisjoint(first):
+                    continue
+                hits.extend(
+                    Hit(label, m.start(), m.end(), m.group(0))
+                    for m in compiled.finditer(text)
+                    if m.end() > m.start()
+                )
         return hits
+
+
+#: Character ranges wider than this are not expanded into a first-character set.
+_MAX_RANGE = 512
+
+
+def first_characters(pattern: str) -> frozenset[str] | None:
+    """The characters a match of ``pattern`` can start with, when the pattern says so
+    (a literal, a class of literals or short ranges, or a group or alternation of
+    such, after zero-width assertions); ``None`` when any character might start it or a
+    match might be empty."""
+    try:
+        parsed = sre_parser.parse(pattern)
+    except re.error:
+        return None
+    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):
+        return None
+    found = _first_of(list(parsed))
+    return frozenset(chr(c) for c in found) if found else None
+
+
+def _first_of(items: list[tuple[Any, Any]]) -> set[int] | None:
+    c = sre_constants
+    for op, av in items:
+        if op is c.LITERAL:
+            return {av}
+        if op is c.IN:
+            out: set[int] = set()
+            for item_op, item_av in av:
+                if item_op is c.LITERAL:
+                    out.add(item_av)
+                elif item_op is c.RANGE and item_av[1] - item_av[0] <= _MAX_RANGE:
+                    out.update(range(item_av[0], item_av[1] + 1))
+                else:
+                    return None
+            return out
+        if op is c.SUBPATTERN:
+            if av[1] & re.IGNORECASE:
+                return None
+            return _first_of(list(av[-1]))
+        if op is c.BRANCH:
+            out = set()
+            for alternative in av[1]:
+                first = _first_of(list(alternative))
+                if first is None:
+                    return None
+                out |= first
+            return out
+        if op is c.MAX_REPEAT or op is c.MIN_REPEAT:
+            if av[0] < 1:
+                return None
+            return _first_of(list(av[2]))
+        if op is c.AT or op is c.ASSERT or op is c.ASSERT_NOT:
+            continue  # zero-width: the match starts with what follows
+        return None
+    return None
 
 
 def _on_word(phrase: str, start: int, end: int, boundaries: frozenset[int]) -> bool:

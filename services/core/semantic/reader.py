@@ -350,6 +350,7 @@ class NgramReader:
         constraint_forms: Iterable[tuple[str, str, str]] = (),
         brand_words: Mapping[str, Sequence[str]] | None = None,
         category_words: Mapping[str, str] | None = None,
+        implied_forms: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         """``products``: (id, category, brand, names); ``attributes``: id → (categories, forms);
         ``context_forms``: constraint values and other words any question may carry,
@@ -358,7 +359,10 @@ class NgramReader:
         for the containment reader (苹果手机15 contains a name of the iPhone 15);
         ``constraint_forms``: (key, value, surface form) for the constraint echo;
         ``brand_words`` (brand → words) and ``category_words`` (word → category) let the
-        reader see a family where it finds no name (华为豆Pro3: Huawei, earbuds)."""
+        reader see a family where it finds no name (华为豆Pro3: Huawei, earbuds);
+        ``implied_forms``: attribute → constraint words that imply it (长焦 → camera),
+        trained as its forms too (they stay spread over every attribute as well, and
+        stay values, not attribute vocabulary, to the constraint echo)."""
         self._brand_words = {
             b: tuple(w.lower() for w in ws) for b, ws in (brand_words or {}).items()
         }
@@ -379,7 +383,9 @@ class NgramReader:
         self._family = {p: (category, brand) for p, category, brand, _ in products}
         attribute_examples: list[tuple[str, str]] = []
         contexts = ["", *context_forms]
-        for attr_id, (categories, attr_forms) in sorted(attributes.items()):
+        implied = implied_forms or {}
+        for attr_id, (categories, own_forms) in sorted(attributes.items()):
+            attr_forms = (*own_forms, *implied.get(attr_id, ()))
             names = [
                 name
                 for product_id, category, _, product_names in products

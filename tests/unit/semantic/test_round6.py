@@ -19,10 +19,11 @@ from services.semantic.loading import SemanticData, build_extractor
 @pytest.mark.parametrize(
     ("text", "product", "attribute"),
     [
-        # After-sales service is its best, by more than 16 nats and less than the margin.
-        ("How soon do you send things out after an order?", None, "delivery_time"),
+        # Screen size is its best for another phone too (the delivery-time example of
+        # round 6 is no longer beyond 16 nats: "send out" became delivery vocabulary).
+        ("iphone 15显示屏一秒钟刷新多少次", "iphone_15", "refresh_rate"),
         # Screen size is its best (its near twin), by more than 16 nats.
-        ("小米14的屏幕一秒钟刷新多少次", "xiaomi_14", "refresh_rate"),
+        ("小米14显示屏一秒钟刷新多少次", "xiaomi_14", "refresh_rate"),
     ],
 )
 def test_reader_does_not_veto_a_near_synonym_it_is_merely_unsure_of(
