@@ -15,6 +15,7 @@ no I/O.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -504,6 +505,10 @@ class SemanticExtractor:
             # "screen size, is it 6.3?": the product's own value asked to be confirmed,
             # its unit left out; any other bare number may name a variant (abstain).
             durations += [h for h in _stated_numbers(masked) if float(h.text) == own]
+        if product is not None:
+            # "is it H2", "是9000S吗", "出厂是鸿蒙4.0吗": a code of the product's own text
+            # value (a chip, a system version) names that value, not a variant.
+            durations += _spec_codes(masked, self._specs[product].get(attribute))
         if product is not None and _lists_items(self._specs[product].get(attribute)):
             # "盒子里有70W适配器吗": the answer lists things, and a value in a unit
             # (70W) describes the thing asked about, not a variant of the product.
@@ -576,6 +581,40 @@ _STATED_NUMBER = re.compile(r"(?:是|\bis(?: it)?)\s*(\d+(?:\.\d+)?)\s*(?=吗|�
 
 def _stated_numbers(text: str) -> list[Hit]:
     return [Hit("number", m.start(1), m.end(1), m.group(1)) for m in _STATED_NUMBER.finditer(text)]
+
+
+#: A code in a text value: letters glued to a number (a17, h2, 9000s) or a version (4.0).
+_CODE = re.compile(r"(?<![a-z0-9.])([a-z]*)(\d+(?:\.\d+)*[a-z]*)(?![a-z0-9])")
+
+
+def _spec_texts_of(spec: Any) -> list[str]:
+    """The text values of one product's spec (every variant's, lists item by item)."""
+    if not isinstance(spec, Mapping):
+        return []
+    values = [spec.get("value")]
+    if isinstance(spec.get("values"), Mapping):
+        values += [v.get("value") for v in spec["values"].values() if isinstance(v, Mapping)]
+    out: list[str] = []
+    for value in values:
+        items = value if isinstance(value, (list, tuple)) else [value]
+        out += [unicodedata.normalize("NFKC", i).lower() for i in items if isinstance(i, str)]
+    return out
+
+
+def _spec_codes(masked: str, spec: Any) -> list[Hit]:
+    """Codes of the question that the spec's own text values write: the whole code
+    (h2, a18, 9000s) or, where the value writes the number alone (iOS 17, HarmonyOS
+    4.0), its number after any letters."""
+    texts = _spec_texts_of(spec)
+    if not texts:
+        return []
+    whole = {m.group(1) + m.group(2) for t in texts for m in _CODE.finditer(t)}
+    bare = {m.group(2) for t in texts for m in _CODE.finditer(t) if not m.group(1)}
+    return [
+        Hit("code", m.start(2), m.end(2), m.group(0))
+        for m in _CODE.finditer(masked)
+        if m.group(1) + m.group(2) in whole or m.group(2) in bare
+    ]
 
 
 def _own_number(spec: Any) -> float | None:

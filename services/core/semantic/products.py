@@ -311,7 +311,8 @@ class ProductMatcher:
             (
                 (key_of(nickname), tuple(key_of(a) for a in alternatives))
                 for nickname, alternatives in variant_nicknames.items()
-                if key_of(nickname)
+                # one-character nicknames (破) are the normaliser's: it knows the dictionary
+                if key_of(nickname) and (len(nickname) > 1 or nickname.isascii())
             ),
             key=lambda item: -len(item[0]),
         )
@@ -388,8 +389,9 @@ class ProductMatcher:
 
     def _tail_after_brand(
         self, tokens: Sequence[Token], brand: str, end: int
-    ) -> tuple[int, frozenset[str]] | None:
-        """ "华为60 pro", "华为手表4", "苹果耳机pro 2": brand [category word] model tail."""
+    ) -> tuple[int, frozenset[str], int] | None:
+        """ "华为60 pro", "华为手表4", "苹果耳机pro 2": brand [category word] model tail;
+        (index past the tail, its products, index of the tail's first token)."""
         index = end
         category: str | None = None
         for key, cat in self._category_keys.items():
@@ -408,8 +410,33 @@ class ProductMatcher:
             if category is not None:
                 ids = frozenset(i for i in ids if self._categories[i] == category)
             if ids:
-                return index + length, ids
+                return index + length, ids, index
         return None
+
+    def _nickname_tail(
+        self,
+        tokens: Sequence[Token],
+        brand: str,
+        tail_start: int,
+        tail_end: int,
+        ids: frozenset[str],
+    ) -> frozenset[str]:
+        """The products "brand + tail + variant nickname" names: the brand's tails that
+        are this tail followed by one of the nickname's variant words, in the category
+        of the tail's own product; empty unless exactly one product."""
+        tail = tuple(t.text for t in tokens[tail_start:tail_end])
+        categories = {self._categories[i] for i in ids}
+        for nickname, alternatives in self._nicknames:
+            if not _starts_with(tokens, tail_end, nickname):
+                continue
+            found = frozenset(
+                i
+                for alt in alternatives
+                for i in self._tails.get((brand, (*tail, *alt)), frozenset())
+                if self._categories[i] in categories
+            )
+            return found if len(found) == 1 else frozenset()
+        return frozenset()
 
     def category_of(self, product_id: str) -> str:
         return self._categories[product_id]
@@ -604,10 +631,14 @@ class ProductMatcher:
         found = self._tail_after_brand(tokens, brands[0], end)
         if found is None:
             return None
-        tail_end, ids = found
+        tail_end, ids, tail_start = found
         variant = self._variant_after(tokens, start, tail_end) if len(ids) == 1 else None
         if variant is not None:
-            tail_end, ids = variant[0], frozenset()  # "华为60大杯": too far from any alias
+            # "华为60专业版": the nickname's variant words after the tail name the model
+            # when exactly one of the brand's tails (same category) is tail + variant;
+            # a letter ("华为60p") is read below, and anything else names nothing.
+            ids = self._nickname_tail(tokens, brands[0], tail_start, tail_end, ids)
+            tail_end = variant[0]
         start_char, end_char = tokens[start].start, tokens[tail_end - 1].end
         suffix_end = self._suffix_end(tokens, tail_end)
         lettered = self._lettered(tokens, tail_end, suffix_end, ids)
