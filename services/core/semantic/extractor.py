@@ -106,6 +106,16 @@ class SemanticExtractor:
             a for u, by in spec_units.items() if u in _CURRENCIES for a in by
         )
         self._product_keys = _product_varying_keys(specs)
+        # (attribute, key, value) → the categories of the products whose spec offers it.
+        value_categories: dict[tuple[str, str, str], set[str]] = {}
+        for entry in entries:
+            for attr_id, spec in specs[entry.product_id].items():
+                if isinstance(spec, Mapping) and isinstance(spec.get("values"), Mapping):
+                    for value in spec["values"]:
+                        value_categories.setdefault(
+                            (attr_id, str(spec.get("by")), str(value)), set()
+                        ).add(entry.category)
+        self._value_categories = {k: frozenset(v) for k, v in value_categories.items()}
         self._products = ProductMatcher(
             entries,
             normaliser=self._normaliser,
@@ -207,10 +217,16 @@ class SemanticExtractor:
     def decide(self, text: str, *, second_reader: bool = True) -> SemanticDecision:
         """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
         reader agrees on product and attribute (otherwise no fingerprint)."""
-        decision, derived, by_unit, value_nouns = self._decide_rules(text)
+        decision, derived, by_unit, value_nouns, context = self._decide_rules(text)
         if second_reader and isinstance(decision, Fingerprint):
+            reader_text = _blank_spans(self._normaliser.normalise(text), value_nouns, " ")
+            if context is not None:
+                # A name read from context (汉 + a car-only value) is given to the reader
+                # as the listed name it stands for: the reader reads names, not context.
+                position, name = context
+                reader_text = f"{reader_text[:position]}{name}{reader_text[position:]}"
             verdict = self._reader.read(
-                _blank_spans(self._normaliser.normalise(text), value_nouns, " "),
+                reader_text,
                 decision.product,
                 decision.attribute,
                 family_only=derived,
@@ -297,16 +313,50 @@ class SemanticExtractor:
 
     def _decide_rules(
         self, text: str
-    ) -> tuple[SemanticDecision, bool, bool, tuple[tuple[int, int], ...]]:
+    ) -> tuple[SemanticDecision, bool, bool, tuple[tuple[int, int], ...], tuple[int, str] | None]:
         """The rules' decision, whether its product was named through the grammar,
-        whether its attribute was settled by a number in a unit only it uses, and the
-        spans of the nouns of stated values (in the normalised text)."""
+        whether its attribute was settled by a number in a unit only it uses, the
+        spans of the nouns of stated values (in the normalised text) and, for a name
+        read from context, where its brand word goes to make it the listed name."""
         norm = self._normaliser.normalise(text)
         if not norm:
-            return NoFingerprint("empty question"), False, False, ()
+            return NoFingerprint("empty question"), False, False, (), None
         scan = self._products.scan(norm)
         decision, by_unit, nouns = self._decide_scanned(norm, scan, self._trademarks(text))
-        return decision, any(m.derived for m in scan.products), by_unit, nouns
+        if isinstance(decision, NoFingerprint) and not (scan.products or scan.unknown):
+            in_context = self._in_context(norm, scan, self._trademarks(text))
+            if in_context is not None:
+                return in_context
+        return decision, any(m.derived for m in scan.products), by_unit, nouns, None
+
+    def _in_context(
+        self, norm: str, scan: ProductScan, trademarks: frozenset[str]
+    ) -> tuple[SemanticDecision, bool, bool, tuple[tuple[int, int], ...], tuple[int, str]] | None:
+        """汉的三电质保, 汉的交流慢充: a one-character short name that is a word of its own
+        names its product when the fingerprint it then gets is one only that product's
+        category has (an attribute of that category alone, or a constraint value only
+        its products offer); otherwise it is the everyday word it also is."""
+        mentions = self._products.context_mentions(norm)
+        if len(mentions) != 1:
+            return None
+        (mention,) = mentions
+        cuts = self._segmenter.boundaries(norm)
+        if mention.start not in cuts or mention.end not in cuts:
+            return None  # 汉字, 好汉, 武汉: part of a word
+        named = ProductScan((mention,), scan.unknown, scan.brands)
+        decision, by_unit, nouns = self._decide_scanned(norm, named, trademarks)
+        if not isinstance(decision, Fingerprint) or decision.product is None:
+            return None
+        category = self._products.category_of(decision.product)
+        spec = self._attributes.spec(decision.attribute)
+        own_category = set(spec.applies_to) - {STORE_SCOPE} == {category} or any(
+            self._value_categories.get((decision.attribute, key, value)) == {category}
+            for key, value in decision.constraints
+        )
+        if not own_category:
+            return None
+        brand_word = self._products.brand_word(decision.product)
+        return decision, True, by_unit, nouns, (mention.start, brand_word)
 
     def _trademarks(self, text: str) -> frozenset[str]:
         """Vocabulary words the question writes in CamelCase ("ProMotion", "MagSafe"): a

@@ -181,6 +181,26 @@ class ProductMatcher:
             for product_id in ids:
                 _trie_insert(self._alias_trie, key, product_id)
         self._build_grammar(entries, aliases, category_words or {}, variant_nicknames or {})
+        # A listed name that is a brand word and one Chinese character (比亚迪汉): the
+        # character alone is also an everyday word (汉 of 汉字, 好汉), so it names the
+        # product only in context (``context_mentions``; the extractor decides).
+        short: dict[str, set[str]] = {}
+        #: the brand word of the listed short name (比亚迪 of 比亚迪汉), for the reader
+        self._brand_word: dict[str, str] = {}
+        for entry in entries:
+            for name in entry.names:
+                key = key_of(name)
+                for brand_key in self._brand_keys.get(entry.brand, ()):
+                    rest = key[len(brand_key) :]
+                    if (
+                        key[: len(brand_key)] == brand_key
+                        and len(rest) == 1
+                        and len(rest[0]) == 1
+                        and not rest[0].isascii()
+                    ):
+                        short.setdefault(rest[0], set()).add(entry.product_id)
+                        self._brand_word[entry.product_id] = "".join(brand_key)
+        self._context_names = {ch: next(iter(ids)) for ch, ids in short.items() if len(ids) == 1}
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
         # "macbook air"), plus every brand word. A head followed by a model number that
@@ -437,6 +457,23 @@ class ProductMatcher:
             )
             return found if len(found) == 1 else frozenset()
         return frozenset()
+
+    def context_mentions(self, text: str) -> list[Mention]:
+        """Every place a one-character short name (汉 of 比亚迪汉) stands in ``text``: a
+        product only if the question's context says so (derived: the grammar's)."""
+        return [
+            Mention(index, index + 1, product_id, derived=True)
+            for index, ch in enumerate(text)
+            if (product_id := self._context_names.get(ch)) is not None
+            # 汉L, 汉dm: a Latin word glued to it makes it another model
+            and not (
+                text[index + 1 : index + 2].isascii() and text[index + 1 : index + 2].isalnum()
+            )
+        ]
+
+    def brand_word(self, product_id: str) -> str:
+        """The brand word of the product's one-character short name (比亚迪 of 比亚迪汉)."""
+        return self._brand_word.get(product_id, "")
 
     def category_of(self, product_id: str) -> str:
         return self._categories[product_id]
@@ -706,8 +743,14 @@ class ProductMatcher:
             ):
                 return end + 1
         last, nxt = tokens[end - 1], tokens[end]
-        # "15e", "S24s": a letter glued to a model number is another model.
-        if last.is_number and nxt.attached and nxt.is_latin and len(nxt.text) == 1:
+        # "15e", "S24s": a letter glued to a model number is another model; so is one
+        # glued to a one-character short name (汉L, as 汉 is the Han's model mark).
+        if (
+            (last.is_number or last.text in self._context_names)
+            and nxt.attached
+            and nxt.is_latin
+            and len(nxt.text) == 1
+        ):
             return end + 1
         return end
 
