@@ -13,6 +13,7 @@ A series word followed by a model number that is no alias ("iPhone 14", "Mate 70
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -886,6 +887,7 @@ def _abbreviated(
     product, and never where it is written inside another name (Model 3's "m3" is the M3
     chip of a MacBook Air M3)."""
     found: dict[tuple[str, ...], set[str]] = {}
+    lettered: defaultdict[tuple[str, ...], set[str]] = defaultdict(set)
     for key, brands in listed.items():
         ids = aliases.get(key, set())
         cut = next((i for i, t in enumerate(key) if t[:1].isdigit()), 0)
@@ -901,7 +903,27 @@ def _abbreviated(
             short = (word[0], *key[cut:])
             for prefix in ((), *brands):
                 found.setdefault((*prefix, *short), set()).update(ids)
-    out: dict[tuple[str, ...], set[str]] = {}
+        elif (
+            len(key) == 2
+            and len(key[0]) >= 3
+            and key[0].isascii()
+            and key[0].isalpha()
+            and key[0] not in variant_tokens
+            and key[0] not in brand_tokens
+            and len(key[1]) == 1
+            and key[1].isascii()
+            and key[1].isalpha()
+        ):
+            # "Model Y" → "my": the series initial and the model letter, one word; only
+            # after a Chinese word of the brand (特斯拉my): alone, or after "tesla" ("tesla
+            # my car"), it is an English word.
+            for prefix in (b for b in brands if not "".join(b).isascii()):
+                lettered[(*prefix, key[0][0] + key[1])].update(ids)
+    out: dict[tuple[str, ...], set[str]] = {
+        short: ids
+        for short, ids in lettered.items()
+        if len(ids) == 1 and short not in aliases and not _written_in(short[-1], aliases)
+    }
     for short, ids in found.items():
         if len(ids) != 1 or short in aliases:
             continue
@@ -915,6 +937,11 @@ def _abbreviated(
 
 #: One-letter English words: as an initial they would read "I 15" as a model.
 _ENGLISH_LETTER_WORDS = frozenset("ai")
+
+
+def _written_in(word: str, aliases: Mapping[tuple[str, ...], set[str]]) -> bool:
+    """Whether ``word`` is a token of some alias (then it is no abbreviation)."""
+    return any(word in key for key in aliases)
 
 
 def _contains(key: Sequence[str], part: Sequence[str]) -> bool:
