@@ -1,0 +1,117 @@
+"""Round 7 (issue 15), product names and numbers: spoken English model numbers
+(sixteen, model three, second gen), a one-character variant nickname (破 for Pro), brand +
+model tail + variant nickname (华为60专业版), a transliterated series word before a
+Chinese numeral (麦特六十), codes of a product's own text value (麒麟9000S, iOS 17), a
+one-character short name read from context (汉 of 比亚迪汉) and a series initial with the
+model letter after a Chinese brand word (特斯拉MY). Questions written for these tests,
+not taken from any labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from services.core.semantic.fingerprint import Bypass, Fingerprint
+from services.core.semantic.lexicon import number_heads
+from services.core.semantic.normalise import TextNormaliser, parse_english_number
+from services.core.semantic.transliteration import Transliterator
+from tests.unit.semantic.decisions import cid_of
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # English number words after a word a model number follows in the names.
+        ("what colours does the iphone fifteen come in", "iphone_15|colors|"),
+        ("how heavy is the huawei mate sixty", "huawei_mate_60|weight|"),
+        ("weight of the tesla model three in kg", "tesla_model_3|weight|"),
+        ("airpods pro second generation price", "airpods_pro_2|price|"),
+        # 破 right after a model number is the clipped Pro.
+        ("苹果15破重量多少", "iphone_15_pro|weight|"),
+        ("苹果16破 屏幕多大", "iphone_16_pro|screen_size|"),
+        # brand + model tail + variant nickname: the brand's one tail with that variant.
+        ("华为60专业版重量多少", "huawei_mate_60_pro|weight|"),
+        ("华为六十专业版屏幕几寸", "huawei_mate_60_pro|screen_size|"),
+        # a transliterated series word before a Chinese numeral
+        ("华为麦特六十重量多少", "huawei_mate_60|weight|"),
+        # a code the product's own text value writes explains its number
+        ("华为mate60 pro 处理器是麒麟9000s吗", "huawei_mate_60_pro|processor|"),
+        ("iphone 15 出厂系统是ios 17吗", "iphone_15|operating_system|"),
+        # 汉 alone, with an attribute or constraint value only cars have
+        ("汉的直流快充多少千瓦", "byd_han|charging_power|method=dc_fast"),
+        ("汉续航多少公里", "byd_han|range|"),
+        # series initial + model letter after a Chinese brand word
+        ("特斯拉MY多重", "tesla_model_y|weight|"),
+    ],
+)
+def test_round11_names_fingerprints(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert cid_of(extractor.decide(question)) == cid
+
+
+@pytest.mark.parametrize(
+    ("question", "not_cid"),
+    [
+        # 破 as a verb (破了), or starting a word (破损), is no Pro.
+        ("苹果15破了还能保修吗", "iphone_15_pro|warranty|"),
+        ("苹果15破损了能退吗", "iphone_15_pro|return_policy|"),
+        # 汉 inside a word, or with an attribute every category has, names nothing
+        ("汉字的续航多少", "byd_han|range|"),
+        ("汉的颜色有哪些", "byd_han|colors|"),
+        # a letter glued to the short name is another model
+        ("汉L续航多少", "byd_han|range|"),
+        # "my" after the Latin brand word is the English word
+        ("tesla my range question", "tesla_model_y|range|"),
+    ],
+)
+def test_round11_names_not_read(extractor: SemanticExtractor, question: str, not_cid: str) -> None:
+    assert cid_of(extractor.decide(question)) != not_cid
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "比亚迪汉L续航多少",  # a model letter glued to the listed name: another model
+        "华为60超大杯多重",  # the Mate 60 has no Pro Max or Ultra in the catalog
+        "tesla model seventy range",  # a spoken model number the catalog does not sell
+    ],
+)
+def test_round11_unknown_models(extractor: SemanticExtractor, question: str) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "unknown_product"
+
+
+def test_spoken_numbers_only_after_a_number_head() -> None:
+    normaliser = TextNormaliser([], number_heads=["iphone", "model"])
+    assert normaliser.normalise("iphone twenty-four") == "iphone 24"
+    assert normaliser.normalise("Model Three range") == "model 3 range"
+    assert normaliser.normalise("three models of iphone") == "three models of iphone"
+    # "one" alone is the pronoun
+    assert normaliser.normalise("the model one") == "the model one"
+    assert normaliser.normalise("airpods second gen") == "airpods 2代"
+    assert parse_english_number("sixty") == 60
+    assert parse_english_number("twenty four") == 24
+
+
+def test_number_heads_come_from_the_names() -> None:
+    heads = number_heads(["iPhone 15 Pro", "Tesla Model 3", "Galaxy S24", "AirPods Pro 2"])
+    assert heads == ["iphone", "model", "pro"]
+
+
+def test_one_character_nickname_needs_a_model_number_and_no_verb() -> None:
+    t = Transliterator([], {"破损": 500}, nicknames={"破": "pro"})
+    assert t.replace("苹果15破重量") == "苹果15 pro 重量"
+    assert t.replace("苹果15破了") == "苹果15破了"
+    assert t.replace("苹果15破损") == "苹果15破损"
+    assert t.replace("屏幕破了15天") == "屏幕破了15天"
+
+
+def test_context_name_is_checked_by_the_reader_as_its_listed_name(
+    extractor: SemanticExtractor,
+) -> None:
+    # the reader agrees only because it reads 汉 as 比亚迪汉; the attribute is still its own
+    decision = extractor.decide("汉的交流慢充功率多少")
+    assert isinstance(decision, Fingerprint)
+    assert decision.cid == "byd_han|charging_power|method=ac"
