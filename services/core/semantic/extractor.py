@@ -220,11 +220,11 @@ class SemanticExtractor:
         decision, derived, by_unit, value_nouns, context = self._decide_rules(text)
         if second_reader and isinstance(decision, Fingerprint):
             reader_text = _blank_spans(self._normaliser.normalise(text), value_nouns, " ")
-            if context is not None:
-                # A name read from context (汉 + a car-only value) is given to the reader
-                # as the listed name it stands for: the reader reads names, not context.
-                position, name = context
-                reader_text = f"{reader_text[:position]}{name}{reader_text[position:]}"
+            for start, end, listed in sorted(context, reverse=True):
+                # A short form the reader cannot read (app2, or 汉 read from context) is
+                # shown to it as the listed name it stands for: it reads names, not
+                # initials or context; its attribute reading stays its own.
+                reader_text = f"{reader_text[:start]}{listed}{reader_text[end:]}"
             verdict = self._reader.read(
                 reader_text,
                 decision.product,
@@ -311,27 +311,30 @@ class SemanticExtractor:
                 return word
         return None
 
-    def _decide_rules(
-        self, text: str
-    ) -> tuple[SemanticDecision, bool, bool, tuple[tuple[int, int], ...], tuple[int, str] | None]:
+    def _decide_rules(self, text: str) -> _RulesDecision:
         """The rules' decision, whether its product was named through the grammar,
         whether its attribute was settled by a number in a unit only it uses, the
         spans of the nouns of stated values (in the normalised text) and, for a name
-        read from context, where its brand word goes to make it the listed name."""
+        short form the reader cannot read, its span and the listed name it stands for."""
         norm = self._normaliser.normalise(text)
         if not norm:
-            return NoFingerprint("empty question"), False, False, (), None
+            return NoFingerprint("empty question"), False, False, (), ()
         scan = self._products.scan(norm)
         decision, by_unit, nouns = self._decide_scanned(norm, scan, self._trademarks(text))
         if isinstance(decision, NoFingerprint) and not (scan.products or scan.unknown):
             in_context = self._in_context(norm, scan, self._trademarks(text))
             if in_context is not None:
                 return in_context
-        return decision, any(m.derived for m in scan.products), by_unit, nouns, None
+        listed = tuple(
+            (m.start, m.end, m.listed)
+            for m in scan.products
+            if m.listed and isinstance(decision, Fingerprint) and m.product_id == decision.product
+        )
+        return decision, any(m.derived for m in scan.products), by_unit, nouns, listed
 
     def _in_context(
         self, norm: str, scan: ProductScan, trademarks: frozenset[str]
-    ) -> tuple[SemanticDecision, bool, bool, tuple[tuple[int, int], ...], tuple[int, str]] | None:
+    ) -> _RulesDecision | None:
         """汉的三电质保, 汉的交流慢充: a one-character short name that is a word of its own
         names its product when the fingerprint it then gets is one only that product's
         category has (an attribute of that category alone, or a constraint value only
@@ -355,8 +358,7 @@ class SemanticExtractor:
         )
         if not own_category:
             return None
-        brand_word = self._products.brand_word(decision.product)
-        return decision, True, by_unit, nouns, (mention.start, brand_word)
+        return decision, True, by_unit, nouns, ((mention.start, mention.end, mention.listed),)
 
     def _trademarks(self, text: str) -> frozenset[str]:
         """Vocabulary words the question writes in CamelCase ("ProMotion", "MagSafe"): a
@@ -1012,6 +1014,18 @@ def _touches_any(hit: Hit, others: Sequence[Hit]) -> bool:
 
 def _touches(mention: Mention, hits: Sequence[Hit]) -> bool:
     return any(h.start < mention.end and mention.start < h.end for h in hits)
+
+
+#: The rules' decision, whether its product was named through the grammar, whether its
+#: attribute was settled by a unit, the spans of stated values' nouns, and the short
+#: forms the reader is shown as listed names (start, end, name).
+_RulesDecision = tuple[
+    SemanticDecision,
+    bool,
+    bool,
+    tuple[tuple[int, int], ...],
+    tuple[tuple[int, int, str], ...],
+]
 
 
 def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:

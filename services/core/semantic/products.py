@@ -46,6 +46,9 @@ class Mention:
     #: Named through the grammar (a variant nickname or letter, brand + model tail), not
     #: a listed alias: the second reader can only check its family.
     derived: bool = False
+    #: For a short form the reader cannot read (an initialism: app2; a name read from
+    #: context: 汉), the listed name it stands for; the reader is shown that name.
+    listed: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +114,10 @@ class ProductMatcher:
         ]
         for phrase in raw_phrases:
             words.update(_latin_words(normaliser.normalise(phrase)))
+        initialisms = {
+            name: found for e in entries for name in e.names if (found := camel_initialisms(name))
+        }
+        words.update(w for found in initialisms.values() for pair in found for w in pair[1:])
         self.tokeniser = Tokeniser(words)
 
         def key_of(phrase: str) -> tuple[str, ...]:
@@ -163,6 +170,17 @@ class ProductMatcher:
                     aliases.setdefault(variant, set()).add(entry.product_id)
                     for dropped in _dropped(variant, droppable):
                         dropped_aliases.setdefault(dropped, set()).add(entry.product_id)
+        initialled: dict[tuple[str, ...], str] = {}
+        # CamelCase name words by their capitals (AirPods → ap, FreeBuds → fb), also
+        # squeezed with the next word's initial (ap pro 2 → app 2), as shoppers write
+        # them: the grammar's (derived), only where the short form names one product.
+        for entry in entries:
+            for name in entry.names:
+                base = key_of(name)
+                for word, short, squeezed in initialisms.get(name, ()):
+                    for key in _initialled(base, word, short, squeezed):
+                        dropped_aliases.setdefault(key, set()).add(entry.product_id)
+                        initialled[key] = name
         # A name with its series word left out counts only where it names one product
         # and is no alias of its own.
         # Shortened names are the grammar's, not listed: the second reader checks their
@@ -172,6 +190,10 @@ class ProductMatcher:
             if len(ids) == 1 and key not in aliases:
                 aliases[key] = ids
                 self._shortened.add(key)
+        self._initialled = {k: n for k, n in initialled.items() if k in self._shortened}
+        self._initial_words = frozenset(
+            w for found in initialisms.values() for pair in found for w in pair[1:] if w
+        )
         variant_tokens = {t for k in self._suffix_keys for t in k}
         brand_tokens = {t for keys in self._brand_keys.values() for k in keys for t in k}
         for key, ids in _abbreviated(aliases, listed, variant_tokens, brand_tokens).items():
@@ -459,11 +481,28 @@ class ProductMatcher:
             return found if len(found) == 1 else frozenset()
         return frozenset()
 
+    def _spaced_initial(self, tokens: Sequence[Token], start: int, end: int) -> bool:
+        """Whether an initialism in tokens[start:end] stands apart from the number after
+        it (app2 is AirPods Pro 2; "app 2" may be the English word)."""
+        return any(
+            tokens[i].text in self._initial_words
+            and i + 1 < end
+            and tokens[i + 1].is_number
+            and not tokens[i + 1].attached
+            for i in range(start, end)
+        )
+
     def context_mentions(self, text: str) -> list[Mention]:
         """Every place a one-character short name (汉 of 比亚迪汉) stands in ``text``: a
         product only if the question's context says so (derived: the grammar's)."""
         return [
-            Mention(index, index + 1, product_id, derived=True)
+            Mention(
+                index,
+                index + 1,
+                product_id,
+                derived=True,
+                listed=self._brand_word.get(product_id, "") + ch,
+            )
             for index, ch in enumerate(text)
             if (product_id := self._context_names.get(ch)) is not None
             # 汉L, 汉dm: a Latin word glued to it makes it another model
@@ -471,10 +510,6 @@ class ProductMatcher:
                 text[index + 1 : index + 2].isascii() and text[index + 1 : index + 2].isalnum()
             )
         ]
-
-    def brand_word(self, product_id: str) -> str:
-        """The brand word of the product's one-character short name (比亚迪 of 比亚迪汉)."""
-        return self._brand_word.get(product_id, "")
 
     def category_of(self, product_id: str) -> str:
         return self._categories[product_id]
@@ -529,12 +564,20 @@ class ProductMatcher:
                     end = suffix_end
                 else:
                     (product_id,) = ids
-                    if self._foreign_prefix(text, tokens, index, product_id):
+                    key = tuple(t.text for t in tokens[index:end])
+                    listed = self._initialled.get(key, "")
+                    if listed and self._spaced_initial(tokens, index, end):
+                        pass  # "app 2.0": the English word before a number, no name
+                    elif self._foreign_prefix(text, tokens, index, product_id):
                         unknown.append(
                             Mention(start_char, end_char, reason="another brand's model")
                         )
                     else:
-                        products.append(Mention(start_char, end_char, product_id, derived=derived))
+                        products.append(
+                            Mention(
+                                start_char, end_char, product_id, derived=derived, listed=listed
+                            )
+                        )
                 index = end
                 continue
             bare = self._bare_tail(tokens, index)
@@ -937,6 +980,37 @@ def _abbreviated(
 
 #: One-letter English words: as an initial they would read "I 15" as a model.
 _ENGLISH_LETTER_WORDS = frozenset("ai")
+
+
+_CAMEL = re.compile(r"[A-Za-z]+")
+
+
+def camel_initialisms(name: str) -> list[tuple[str, str, str]]:
+    """(word, its capitals, capitals + the next Latin word's initial) for each CamelCase
+    word of a catalog name ("AirPods Pro 2" → ("airpods", "ap", "app"))."""
+    words = _CAMEL.findall(name)
+    out: list[tuple[str, str, str]] = []
+    for index, word in enumerate(words):
+        capitals = "".join(ch for ch in word if ch.isupper())
+        if len(capitals) < 2 or not word[0].isupper() or word.isupper():
+            continue
+        nxt = words[index + 1] if index + 1 < len(words) else ""
+        squeezed = capitals + nxt[0] if nxt.isalpha() and len(nxt) >= 2 else ""
+        out.append((word.lower(), capitals.lower(), squeezed.lower()))
+    return out
+
+
+def _initialled(
+    key: tuple[str, ...], word: str, short: str, squeezed: str
+) -> list[tuple[str, ...]]:
+    """``key`` with ``word`` written as its capitals, and squeezed with the next word."""
+    if word not in key:
+        return []
+    at = key.index(word)
+    out = [(*key[:at], short, *key[at + 1 :])]
+    if squeezed and at + 1 < len(key) and key[at + 1][:1] == squeezed[-1]:
+        out.append((*key[:at], squeezed, *key[at + 2 :]))
+    return out
 
 
 def _written_in(word: str, aliases: Mapping[tuple[str, ...], set[str]]) -> bool:

@@ -14,6 +14,7 @@ from services.core.semantic.extractor import SemanticExtractor
 from services.core.semantic.fingerprint import Bypass, Fingerprint
 from services.core.semantic.lexicon import number_heads
 from services.core.semantic.normalise import TextNormaliser, parse_english_number
+from services.core.semantic.products import camel_initialisms
 from services.core.semantic.transliteration import Transliterator
 from tests.unit.semantic.decisions import cid_of
 
@@ -42,11 +43,13 @@ from tests.unit.semantic.decisions import cid_of
         ("汉续航多少公里", "byd_han|range|"),
         # series initial + model letter after a Chinese brand word
         ("特斯拉MY多重", "tesla_model_y|weight|"),
+        # CamelCase name words by their capitals, also squeezed with the next initial
+        ("app2有几种颜色", "airpods_pro_2|colors|"),
+        ("ap pro2 多重", "airpods_pro_2|weight|"),
+        ("fb pro 3 有哪些颜色", "huawei_freebuds_pro_3|colors|"),
     ],
 )
-def test_round11_names_fingerprints(
-    extractor: SemanticExtractor, question: str, cid: str
-) -> None:
+def test_round11_names_fingerprints(extractor: SemanticExtractor, question: str, cid: str) -> None:
     assert cid_of(extractor.decide(question)) == cid
 
 
@@ -63,6 +66,8 @@ def test_round11_names_fingerprints(
         ("汉L续航多少", "byd_han|range|"),
         # "my" after the Latin brand word is the English word
         ("tesla my range question", "tesla_model_y|range|"),
+        # an initialism that is an English word, apart from the number, is that word
+        ("how much does the app 2 cost", "airpods_pro_2|price|"),
     ],
 )
 def test_round11_names_not_read(extractor: SemanticExtractor, question: str, not_cid: str) -> None:
@@ -115,3 +120,11 @@ def test_context_name_is_checked_by_the_reader_as_its_listed_name(
     decision = extractor.decide("汉的交流慢充功率多少")
     assert isinstance(decision, Fingerprint)
     assert decision.cid == "byd_han|charging_power|method=ac"
+
+
+def test_initialisms_of_camel_case_words() -> None:
+    assert camel_initialisms("AirPods Pro 2") == [("airpods", "ap", "app")]
+    assert camel_initialisms("Huawei FreeBuds Pro 3") == [("freebuds", "fb", "fbp")]
+    # one capital (iPhone), all capitals (BYD) or none: no initialism
+    assert camel_initialisms("iPhone 15 Pro") == []
+    assert camel_initialisms("BYD Han EV") == []
