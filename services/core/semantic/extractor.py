@@ -353,7 +353,7 @@ class SemanticExtractor:
         category = self._products.category_of(decision.product)
         spec = self._attributes.spec(decision.attribute)
         own_category = set(spec.applies_to) - {STORE_SCOPE} == {category} or any(
-            self._value_categories.get((decision.attribute, key, value)) == {category}
+            self._value_categories.get((decision.attribute, key, value)) == frozenset({category})
             for key, value in decision.constraints
         )
         if not own_category:

@@ -207,7 +207,7 @@ class ProductMatcher:
         # A listed name that is a brand word and one Chinese character (比亚迪汉): the
         # character alone is also an everyday word (汉 of 汉字, 好汉), so it names the
         # product only in context (``context_mentions``; the extractor decides).
-        short: dict[str, set[str]] = {}
+        one_char: dict[str, set[str]] = {}
         #: the brand word of the listed short name (比亚迪 of 比亚迪汉), for the reader
         self._brand_word: dict[str, str] = {}
         for entry in entries:
@@ -221,9 +221,9 @@ class ProductMatcher:
                         and len(rest[0]) == 1
                         and not rest[0].isascii()
                     ):
-                        short.setdefault(rest[0], set()).add(entry.product_id)
+                        one_char.setdefault(rest[0], set()).add(entry.product_id)
                         self._brand_word[entry.product_id] = "".join(brand_key)
-        self._context_names = {ch: next(iter(ids)) for ch, ids in short.items() if len(ids) == 1}
+        self._context_names = {ch: next(iter(ids)) for ch, ids in one_char.items() if len(ids) == 1}
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
         # "macbook air"), plus every brand word. A head followed by a model number that
