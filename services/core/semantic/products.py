@@ -22,6 +22,8 @@ from services.core.semantic.tokens import Token, Tokeniser
 
 _END = "\x00"
 _SIZE_WORDS = frozenset({"寸", "吋", "inch"})
+#: Measurement units: a number glued to one is a measure, never a model number.
+_MEASURES = frozenset({"mm", "cm", "g", "kg", "w", "kw", "mah", "wh", "kwh", "hz", "gb", "tb"})
 TokenTrie = dict[str, "TokenTrie | frozenset[str]"]
 
 
@@ -223,6 +225,15 @@ class ProductMatcher:
                     ):
                         one_char.setdefault(rest[0], set()).add(entry.product_id)
                         self._brand_word[entry.product_id] = "".join(brand_key)
+        # The sizes a product's own names carry before a size word (13 of "13-inch ...").
+        sizes: dict[str, set[str]] = {}
+        for entry in entries:
+            for name in entry.names:
+                key = key_of(name)
+                for i in range(len(key) - 1):
+                    if key[i][:1].isdigit() and key[i + 1] in _SIZE_WORDS | {"英"}:
+                        sizes.setdefault(entry.product_id, set()).add(key[i])
+        self._name_sizes = {k: frozenset(v) for k, v in sizes.items()}
         self._context_names = {ch: next(iter(ids)) for ch, ids in one_char.items() if len(ids) == 1}
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
@@ -573,6 +584,9 @@ class ProductMatcher:
                             Mention(start_char, end_char, reason="another brand's model")
                         )
                     else:
+                        size = self._own_size(tokens, index, product_id)
+                        if size is not None:  # "13-inch M3 MacBook Air": the name's own size
+                            start_char = tokens[size].start
                         products.append(
                             Mention(
                                 start_char, end_char, product_id, derived=derived, listed=listed
@@ -803,6 +817,9 @@ class ProductMatcher:
             return None
         nxt = tokens[end]
         if nxt.is_number:
+            following = tokens[end + 1] if end + 1 < len(tokens) else None
+            if following is not None and following.attached and following.text in _MEASURES:
+                return None  # "手表41mm": a measure after a head, not a model number
             return end + 1
         if nxt.is_latin and len(nxt.text) <= 3 and end + 1 < len(tokens):
             after = tokens[end + 1]
@@ -828,7 +845,7 @@ class ProductMatcher:
         first = tokens[index]
         if index > 0 and first.attached and first.is_number and tokens[index - 1].is_latin:
             return True  # "k15 pro" is not "15 pro"
-        if self._size_before(tokens, index):
+        if self._size_before(tokens, index) and self._own_size(tokens, index, product_id) is None:
             return True  # "15英寸MacBook Air M3": a size the catalog's names do not carry
         before = text[max(0, first.start - self._foreign_window) : first.start].rstrip()
         if not before:
@@ -843,6 +860,17 @@ class ProductMatcher:
     def _is_exception(self, tokens: Sequence[Token], index: int) -> bool:
         candidates = self._suffix_exceptions.get(tokens[index].text, ())
         return any(_starts_with(tokens, index, key) for key in candidates)
+
+    def _own_size(self, tokens: Sequence[Token], index: int, product_id: str) -> int | None:
+        """The index of the size before tokens[index] when it is one the product's own
+        names carry ("13-inch M3 MacBook Air": 13-inch MacBook Air M3 is a listed name)."""
+        if not self._size_before(tokens, index):
+            return None
+        before = index - 2
+        if tokens[before].text == "英" and before > 0:
+            before -= 1
+        own = tokens[before].text in self._name_sizes.get(product_id, frozenset())
+        return before if own else None
 
     def _size_before(self, tokens: Sequence[Token], index: int) -> bool:
         if index < 2 or not tokens[index].adjacent or tokens[index - 1].text not in _SIZE_WORDS:

@@ -47,6 +47,10 @@ from tests.unit.semantic.decisions import cid_of
         ("app2有几种颜色", "airpods_pro_2|colors|"),
         ("ap pro2 多重", "airpods_pro_2|weight|"),
         ("fb pro 3 有哪些颜色", "huawei_freebuds_pro_3|colors|"),
+        # a size before the name that the product's own names carry
+        ("13英寸 m3 macbook air 屏幕多大", "macbook_air_m3|screen_size|"),
+        # a number glued to a unit after a head is a measure, not a model number
+        ("苹果九代手表45mm多重", "apple_watch_series_9|weight|case_size=45mm"),
     ],
 )
 def test_round11_names_fingerprints(extractor: SemanticExtractor, question: str, cid: str) -> None:
@@ -80,6 +84,7 @@ def test_round11_names_not_read(extractor: SemanticExtractor, question: str, not
         "比亚迪汉L续航多少",  # a model letter glued to the listed name: another model
         "华为60超大杯多重",  # the Mate 60 has no Pro Max or Ultra in the catalog
         "tesla model seventy range",  # a spoken model number the catalog does not sell
+        "15英寸 m3 macbook air 多重",  # a size no name of the product carries
     ],
 )
 def test_round11_unknown_models(extractor: SemanticExtractor, question: str) -> None:
