@@ -235,6 +235,26 @@ class ProductMatcher:
                         sizes.setdefault(entry.product_id, set()).add(key[i])
         self._name_sizes = {k: frozenset(v) for k, v in sizes.items()}
         self._context_names = {ch: next(iter(ids)) for ch, ids in one_char.items() if len(ids) == 1}
+        # The same for a name's model letter and number with the words before them left
+        # out ("s9" of "Apple Watch S9"): other brands' models are called so too (a
+        # Galaxy S9), so only in context; shown to the reader as the product's first name.
+        lettered_tails: dict[tuple[str, ...], set[str]] = {}
+        for key, ids in aliases.items():
+            tail = key[-2:]
+            if (
+                len(key) > 2
+                and len(tail[0]) == 1
+                and tail[0].isascii()
+                and tail[0].isalpha()
+                and tail[1][:1].isdigit()
+            ):
+                lettered_tails.setdefault(tail, set()).update(ids)
+        first_name = {e.product_id: e.names[0] for e in entries if e.names}
+        self._context_tails = {
+            tail: (pid, first_name.get(pid, ""))
+            for tail, ids in lettered_tails.items()
+            if len(ids) == 1 and tail not in aliases and (pid := next(iter(ids)))
+        }
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
         # "macbook air"), plus every brand word. A head followed by a model number that
@@ -506,21 +526,42 @@ class ProductMatcher:
     def context_mentions(self, text: str) -> list[Mention]:
         """Every place a one-character short name (汉 of 比亚迪汉) stands in ``text``: a
         product only if the question's context says so (derived: the grammar's)."""
-        return [
-            Mention(
-                index,
-                index + 1,
-                product_id,
-                derived=True,
-                listed=self._brand_word.get(product_id, "") + ch,
-            )
-            for index, ch in enumerate(text)
-            if (product_id := self._context_names.get(ch)) is not None
-            # 汉L, 汉dm: a Latin word glued to it makes it another model
-            and not (
-                text[index + 1 : index + 2].isascii() and text[index + 1 : index + 2].isalnum()
-            )
-        ]
+        return (
+            [
+                Mention(
+                    index,
+                    index + 1,
+                    product_id,
+                    derived=True,
+                    listed=self._brand_word.get(product_id, "") + ch,
+                )
+                for index, ch in enumerate(text)
+                if (product_id := self._context_names.get(ch)) is not None
+                # 汉L, 汉dm: a Latin word glued to it makes it another model
+                and not (
+                    text[index + 1 : index + 2].isascii() and text[index + 1 : index + 2].isalnum()
+                )
+            ]
+            + self._context_tail_mentions(text)
+        )
+
+    def _context_tail_mentions(self, text: str) -> list[Mention]:
+        if not self._context_tails:
+            return []
+        tokens = self.tokeniser.tokens(text)
+        out: list[Mention] = []
+        for index in range(len(tokens) - 1):
+            letter, number = tokens[index], tokens[index + 1]
+            found = self._context_tails.get((letter.text, number.text))
+            if found is None or not number.attached:
+                continue
+            if index > 0 and letter.attached:
+                continue  # "gs9": part of a longer word
+            if index + 2 < len(tokens) and tokens[index + 2].attached:
+                continue  # "s9e", "s9 pro" glued: another model
+            product_id, listed = found
+            out.append(Mention(letter.start, number.end, product_id, derived=True, listed=listed))
+        return out
 
     def category_of(self, product_id: str) -> str:
         return self._categories[product_id]

@@ -43,6 +43,8 @@ from tests.unit.semantic.decisions import cid_of
         ("汉续航多少公里", "byd_han|range|"),
         # series initial + model letter after a Chinese brand word
         ("特斯拉MY多重", "tesla_model_y|weight|"),
+        # a model letter and number alone (s9), with a value only watches have
+        ("s9 45mm的重量", "apple_watch_series_9|weight|case_size=45mm"),
         # CamelCase name words by their capitals, also squeezed with the next initial
         ("app2有几种颜色", "airpods_pro_2|colors|"),
         ("ap pro2 多重", "airpods_pro_2|weight|"),
@@ -68,6 +70,8 @@ def test_round11_names_fingerprints(extractor: SemanticExtractor, question: str,
         ("汉的颜色有哪些", "byd_han|colors|"),
         # a letter glued to the short name is another model
         ("汉L续航多少", "byd_han|range|"),
+        # s9 alone with nothing a watch alone has: a Galaxy S9 too
+        ("s9 多重", "apple_watch_series_9|weight|"),
         # "my" after the Latin brand word is the English word
         ("tesla my range question", "tesla_model_y|range|"),
         # an initialism that is an English word, apart from the number, is that word
