@@ -618,6 +618,10 @@ class ProductMatcher:
                     (product_id,) = ids
                     key = tuple(t.text for t in tokens[index:end])
                     listed = self._initialled.get(key, "")
+                    if not listed and any(t in self._filler for t in key):
+                        # "苹果的16": the name read past a filler word; the reader, which
+                        # reads whole names, is shown the name without it.
+                        listed = _joined(tokens[index:end], self._filler)
                     if listed and self._spaced_initial(tokens, index, end):
                         pass  # "app 2.0": the English word before a number, no name
                     elif self._foreign_prefix(text, tokens, index, product_id):
@@ -1079,6 +1083,18 @@ def _initialled(
     out = [(*key[:at], short, *key[at + 1 :])]
     if squeezed and at + 1 < len(key) and key[at + 1][:1] == squeezed[-1]:
         out.append((*key[:at], squeezed, *key[at + 2 :]))
+    return out
+
+
+def _joined(tokens: Sequence[Token], filler: frozenset[str]) -> str:
+    """The tokens as one name, without filler words (Latin words and numbers spaced)."""
+    out = ""
+    for token in tokens:
+        if token.text in filler:
+            continue
+        if out and out[-1].isascii() and out[-1].isalnum() and token.text[:1].isascii():
+            out += " "
+        out += token.text
     return out
 
 

@@ -45,6 +45,8 @@ from tests.unit.semantic.decisions import cid_of
         ("特斯拉MY多重", "tesla_model_y|weight|"),
         # a model letter and number alone (s9), with a value only watches have
         ("s9 45mm的重量", "apple_watch_series_9|weight|case_size=45mm"),
+        # a name read past a filler word is shown to the reader without it
+        ("小米的14有几种颜色", "xiaomi_14|colors|"),
         # CamelCase name words by their capitals, also squeezed with the next initial
         ("app2有几种颜色", "airpods_pro_2|colors|"),
         ("ap pro2 多重", "airpods_pro_2|weight|"),
