@@ -101,6 +101,12 @@ _EN_NUMBER = (
     + "|".join(sorted((k for k in _EN_UNITS if k != "one"), key=len, reverse=True))
     + ")"
 )
+#: A number word before a counted noun counts it ("the model three years ago"): no
+#: model number.
+_COUNTED = (
+    *("years?", "months?", "weeks?", "days?", "hours?", "minutes?", "times?", "people"),
+    *("colou?rs?", "dollars?", "bucks", "percent", "of", "more", "or", "and", "to"),
+)
 _ORDINAL_WORD_GENERATION = re.compile(
     r"\(?\b(" + "|".join(_EN_ORDINALS) + r")\s+gen(?:eration)?\b\s*\)?"
 )
@@ -184,7 +190,9 @@ class TextNormaliser:
                 + "|".join(re.escape(h) for h in heads)
                 + r")\s+("
                 + _EN_NUMBER
-                + r")(?![a-z])"
+                + r")(?![a-z])(?!\s+(?:"
+                + "|".join(_COUNTED)
+                + r")\b)"
             )
             if heads
             else None

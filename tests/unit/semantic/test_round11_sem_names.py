@@ -104,6 +104,9 @@ def test_spoken_numbers_only_after_a_number_head() -> None:
     assert normaliser.normalise("iphone twenty-four") == "iphone 24"
     assert normaliser.normalise("Model Three range") == "model 3 range"
     assert normaliser.normalise("three models of iphone") == "three models of iphone"
+    # a number word that counts the noun after it is no model number
+    assert normaliser.normalise("the model three years ago") == "the model three years ago"
+    assert normaliser.normalise("iphone two or three") == "iphone two or three"
     # "one" alone is the pronoun
     assert normaliser.normalise("the model one") == "the model one"
     assert normaliser.normalise("airpods second gen") == "airpods 2代"
