@@ -325,6 +325,8 @@ class ProductMatcher:
         tails: dict[tuple[str, tuple[str, ...]], set[str]] = {}
         brand_of = {e.product_id: e.brand for e in entries}
         for key, ids in aliases.items():
+            if key in self._initialled:
+                continue  # "fbp 3" hides the variant word its initial stands for
             for cut in range(1, len(key)):
                 if not key[cut][:1].isdigit():
                     continue
