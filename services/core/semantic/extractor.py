@@ -35,6 +35,7 @@ from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
 from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher, ProductScan
 from services.core.semantic.reader import NgramReader
 from services.core.semantic.segment import WordSegmenter
+from services.core.semantic.transliteration import opens_a_word, vocabulary_openings
 
 
 class SemanticExtractor:
@@ -153,6 +154,9 @@ class SemanticExtractor:
         # never "a word not understood".
         self._chat_words = frozenset(
             str(w).lower() for w in lexicon_doc.get("chat_words", ()) if str(w).isascii()
+        )
+        self._openings = vocabulary_openings(
+            (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
         )
         self._known_words = frozenset(
             w
@@ -346,6 +350,8 @@ class SemanticExtractor:
         cuts = self._segmenter.boundaries(norm)
         if mention.start not in cuts or mention.end not in cuts:
             return None  # 汉字, 好汉, 武汉: part of a word
+        if not opens_a_word(norm[mention.end :], self._openings):
+            return None  # 汉兰达: a name the dictionary does not know
         named = ProductScan((mention,), scan.unknown, scan.brands)
         decision, by_unit, nouns = self._decide_scanned(norm, named, trademarks)
         if not isinstance(decision, Fingerprint) or decision.product is None:

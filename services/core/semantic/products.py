@@ -559,8 +559,11 @@ class ProductMatcher:
                 continue
             if index > 0 and letter.attached:
                 continue  # "gs9": part of a longer word
-            if index + 2 < len(tokens) and tokens[index + 2].attached:
-                continue  # "s9e", "s9 pro" glued: another model
+            following = tokens[index + 2] if index + 2 < len(tokens) else None
+            if following is not None and (
+                following.attached or (following.adjacent and following.text in self._variant_words)
+            ):
+                continue  # "s9e", "s9 ultra": another model
             product_id, listed = found
             out.append(Mention(letter.start, number.end, product_id, derived=True, listed=listed))
         return out

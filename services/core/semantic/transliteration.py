@@ -71,6 +71,7 @@ class Transliterator:
         "_by_skeleton",
         "_common",
         "_nicknames",
+        "_openings",
         "_plus_words",
         "_reads_plus",
         "_series",
@@ -95,7 +96,9 @@ class Transliterator:
         self._nicknames = {
             k: v.lower() for k, v in (nicknames or {}).items() if len(k) == 1 and not k.isascii()
         }
+        vocabulary = tuple(vocabulary)
         self._plus_words = tuple(sorted({w for w in vocabulary if w.startswith("加")}))
+        self._openings = vocabulary_openings(vocabulary)
         found: dict[str, set[str]] = {}
         for word in variant_words:
             word = word.lower().strip()
@@ -185,7 +188,8 @@ class Transliterator:
     def _is_nickname(self, run: str) -> bool:
         # An aspect particle or 的 after it makes the character the verb or adjective it
         # is (破了: broken); a dictionary word it starts is that word (破损, 破解).
-        if run[1:2] in _AFTER_VERB:
+        # What follows must open a word of the question (破屏险 is "screen insurance").
+        if run[1:2] in _AFTER_VERB or not opens_a_word(run[1:], self._openings):
             return False
         return not any(
             self._common.get(run[:end], 0) for end in range(2, min(len(run), _LONGEST_WORD) + 1)
@@ -255,6 +259,24 @@ def brand_series_words(
                     found.append(before)
         out[brand] = found
     return out
+
+
+def vocabulary_openings(vocabulary: Iterable[str]) -> frozenset[str]:
+    """The first two characters of every Chinese phrase of the vocabulary (one for a
+    one-character phrase): where a word of the vocabulary may start."""
+    return frozenset(
+        w[:2] for w in vocabulary if w[:1] and "\u4e00" <= w[0] <= "\u9fff" and w[:2].strip()
+    )
+
+
+def opens_a_word(rest: str, openings: frozenset[str]) -> bool:
+    """Whether ``rest``, the text right after a short name (破, 汉), starts where a new
+    word of a question may start: no Chinese character, a function character (是, 有,
+    的 …) or a phrase of the vocabulary (续航, 电池); 汉兰达 and 破屏险 do not."""
+    head = rest[:1]
+    if not head or not "\u4e00" <= head <= "\u9fff":
+        return True
+    return head in _FUNCTION or rest[:2] in openings or head in openings
 
 
 def _after_digit(match: re.Match[str]) -> bool:

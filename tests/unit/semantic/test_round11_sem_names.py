@@ -15,7 +15,11 @@ from services.core.semantic.fingerprint import Bypass, Fingerprint
 from services.core.semantic.lexicon import number_heads
 from services.core.semantic.normalise import TextNormaliser, parse_english_number
 from services.core.semantic.products import camel_initialisms
-from services.core.semantic.transliteration import Transliterator
+from services.core.semantic.transliteration import (
+    Transliterator,
+    opens_a_word,
+    vocabulary_openings,
+)
 from tests.unit.semantic.decisions import cid_of
 
 
@@ -67,11 +71,17 @@ def test_round11_names_fingerprints(extractor: SemanticExtractor, question: str,
         # 破 as a verb (破了), or starting a word (破损), is no Pro.
         ("苹果15破了还能保修吗", "iphone_15_pro|warranty|"),
         ("苹果15破损了能退吗", "iphone_15_pro|return_policy|"),
+        # ... and what follows must open a word of the question (破屏险: insurance)
+        ("苹果15破屏险多少钱", "iphone_15_pro|price|"),
         # 汉 inside a word, or with an attribute every category has, names nothing
         ("汉字的续航多少", "byd_han|range|"),
         ("汉的颜色有哪些", "byd_han|colors|"),
         # a letter glued to the short name is another model
         ("汉L续航多少", "byd_han|range|"),
+        # a name the dictionary does not know that starts with the character
+        ("汉兰达直流快充多少千瓦", "byd_han|charging_power|method=dc_fast"),
+        # a variant word after the model letter and number: another model
+        ("s9 ultra 45mm多重", "apple_watch_series_9|weight|case_size=45mm"),
         # s9 alone with nothing a watch alone has: a Galaxy S9 too
         ("s9 多重", "apple_watch_series_9|weight|"),
         # "my" after the Latin brand word is the English word
@@ -122,7 +132,7 @@ def test_number_heads_come_from_the_names() -> None:
 
 
 def test_one_character_nickname_needs_a_model_number_and_no_verb() -> None:
-    t = Transliterator([], {"破损": 500}, nicknames={"破": "pro"})
+    t = Transliterator([], {"破损": 500}, vocabulary=["重量"], nicknames={"破": "pro"})
     assert t.replace("苹果15破重量") == "苹果15 pro 重量"
     assert t.replace("苹果15破了") == "苹果15破了"
     assert t.replace("苹果15破损") == "苹果15破损"
@@ -144,3 +154,13 @@ def test_initialisms_of_camel_case_words() -> None:
     # one capital (iPhone), all capitals (BYD) or none: no initialism
     assert camel_initialisms("iPhone 15 Pro") == []
     assert camel_initialisms("BYD Han EV") == []
+
+
+def test_a_short_name_must_be_followed_by_the_start_of_a_word() -> None:
+    openings = vocabulary_openings(["续航", "电池容量", "重"])
+    assert opens_a_word("续航多少", openings)
+    assert opens_a_word("的续航", openings)  # a function character
+    assert opens_a_word(" 续航", openings)
+    assert opens_a_word("", openings)
+    assert opens_a_word("重量", openings)  # a one-character phrase
+    assert not opens_a_word("兰达续航", openings)
