@@ -169,7 +169,12 @@ class SlotLexicon:
             },
         )
         normaliser = TextNormaliser(
-            series_words, protected, spelling, transliterator, number_heads(name_words)
+            series_words,
+            protected,
+            spelling,
+            transliterator,
+            number_heads(name_words),
+            name_words,
         )
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}

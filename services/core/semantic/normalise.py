@@ -164,6 +164,7 @@ class TextNormaliser:
 
     __slots__ = (
         "_context",
+        "_look_alike",
         "_protected",
         "_series_words",
         "_spelling",
@@ -178,10 +179,13 @@ class TextNormaliser:
         spelling: SpellingCorrector | None = None,
         transliterator: Transliterator | None = None,
         number_heads: Iterable[str] = (),
+        names: Iterable[str] = (),
     ) -> None:
         """``number_heads``: Latin name words a model number follows in the catalog's
         names (iphone of "iPhone 15", mate, model, series): an English number word after
-        one of them is that model number ("model three" is Model 3)."""
+        one of them is that model number ("model three" is Model 3). ``names``: the
+        catalog's names (a series word some name writes with l or o before a digit keeps
+        them as letters)."""
         self._spelling = spelling
         heads = sorted({h.lower() for h in number_heads if len(h) >= 2}, key=len, reverse=True)
         self._spoken_number = (
@@ -200,6 +204,22 @@ class TextNormaliser:
         self._transliterator = transliterator
         self._series_words = tuple(sorted({w.lower() for w in series_words if w}, key=len))
         self._context = 8 + max((len(w) for w in self._series_words), default=0)
+        # A letter l or o between a Chinese series word and a digit is the digit it
+        # looks like (小米l4 = 小米14): no catalog name writes a letter there.
+        written = [n.lower() for n in names]
+        chinese_series = [
+            w
+            for w in self._series_words
+            if not w.isascii()
+            and not any(re.search(re.escape(w) + r"\s?[lo]\d", n) for n in written)
+        ]
+        self._look_alike = (
+            re.compile(
+                "(?:" + "|".join(f"(?<={re.escape(w)})" for w in chinese_series) + r")[lo](?=\d)"
+            )
+            if chinese_series
+            else None
+        )
         # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
         self._protected = tuple(
             sorted(
@@ -214,6 +234,9 @@ class TextNormaliser:
             out = self._spelling.correct(out)
         if self._spoken_number is not None:
             out = self._spoken_number.sub(_spoken_model_number, out)
+        if self._look_alike is not None:
+            # 小米l4, 华为mate 6o: l and o typed for 1 and 0 inside a model number
+            out = self._look_alike.sub(_digit_look_alike, out)
         out = _ORDINAL_WORD_GENERATION.sub(_ordinal_generation, out)
         if _CN_NUMERAL_RUN.search(out):
             out = _GE_BEFORE_UNIT.sub(r"\1", out)
@@ -237,6 +260,13 @@ class TextNormaliser:
         tail = ""
         if len(run) > 1 and text.startswith(_NUMERAL_FUNCTION_WORDS, match.end() - 1):
             run, tail = run[:-1], run[-1]
+        elif len(run) > 1 and self._protected:
+            # 小米十四三围: a vocabulary word that starts with a numeral (三围) ends the
+            # number before it; words are short, so only the run's last characters.
+            for cut in range(max(1, len(run) - 3), len(run)):
+                if text.startswith(self._protected, match.start() + cut):
+                    run, tail = run[:cut], run[cut:]
+                    break
         # Context words are short: a bounded window keeps normalisation linear.
         window = self._context
         before = text[max(0, match.start() - window) : match.start()].rstrip()
@@ -262,6 +292,10 @@ class TextNormaliser:
         glued = not tail and text[match.end() : match.end() + 1].isdigit()
         lead = " " if after_digit else ""
         return f"{lead}{value} " if glued else f"{lead}{value}{tail}"
+
+
+def _digit_look_alike(match: re.Match[str]) -> str:
+    return "1" if match.group(0) == "l" else "0"
 
 
 def _spoken_model_number(match: re.Match[str]) -> str:

@@ -51,6 +51,10 @@ from tests.unit.semantic.decisions import cid_of
         ("s9 45mm的重量", "apple_watch_series_9|weight|case_size=45mm"),
         # a name read past a filler word is shown to the reader without it
         ("小米的14有几种颜色", "xiaomi_14|colors|"),
+        # a vocabulary word starting with a numeral ends the number before it
+        ("小米十四三围是多少", "xiaomi_14|dimensions|"),
+        # l typed for 1 between a Chinese series word and a digit
+        ("小米l4多重", "xiaomi_14|weight|"),
         # CamelCase name words by their capitals, also squeezed with the next initial
         ("app2有几种颜色", "airpods_pro_2|colors|"),
         ("ap pro2 多重", "airpods_pro_2|weight|"),
@@ -164,3 +168,16 @@ def test_a_short_name_must_be_followed_by_the_start_of_a_word() -> None:
     assert opens_a_word("", openings)
     assert opens_a_word("重量", openings)  # a one-character phrase
     assert not opens_a_word("兰达续航", openings)
+
+
+def test_look_alike_letters_only_where_no_name_writes_them() -> None:
+    assert TextNormaliser(["联想"]).normalise("联想l14多重") == "联想114多重"
+    # a catalog that sells an L14 keeps the letter
+    assert TextNormaliser(["联想"], names=["联想L14"]).normalise("联想l14多重") == "联想l14多重"
+    assert TextNormaliser(["小米"]).normalise("小米lol") == "小米lol"
+
+
+def test_a_numeral_vocabulary_word_ends_the_number() -> None:
+    normaliser = TextNormaliser(["小米"], ["三围"])
+    assert normaliser.normalise("小米十四三围") == "小米14三围"
+    assert normaliser.normalise("小米十四") == "小米14"
