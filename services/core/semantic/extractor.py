@@ -325,7 +325,10 @@ class SemanticExtractor:
             return NoFingerprint("empty question"), False, False, (), ()
         scan = self._products.scan(norm)
         decision, by_unit, nouns = self._decide_scanned(norm, scan, self._trademarks(text))
-        if isinstance(decision, NoFingerprint) and not (scan.products or scan.unknown):
+        if not scan.products and (
+            (isinstance(decision, NoFingerprint) and not scan.unknown)
+            or (isinstance(decision, Bypass) and decision.intent == "unknown_product")
+        ):
             in_context = self._in_context(norm, scan, self._trademarks(text))
             if in_context is not None:
                 return in_context
@@ -347,12 +350,14 @@ class SemanticExtractor:
         if len(mentions) != 1:
             return None
         (mention,) = mentions
+        if any(not (mention.start <= u.start and u.end <= mention.end + 1) for u in scan.unknown):
+            return None  # "series 9" may have been read as an unknown model: only that one
         cuts = self._segmenter.boundaries(norm)
         if mention.start not in cuts or mention.end not in cuts:
             return None  # 汉字, 好汉, 武汉: part of a word
         if not opens_a_word(norm[mention.end :], self._openings):
             return None  # 汉兰达: a name the dictionary does not know
-        named = ProductScan((mention,), scan.unknown, scan.brands)
+        named = ProductScan((mention,), (), scan.brands)
         decision, by_unit, nouns = self._decide_scanned(norm, named, trademarks)
         if not isinstance(decision, Fingerprint) or decision.product is None:
             return None

@@ -239,13 +239,23 @@ class ProductMatcher:
         # out ("s9" of "Apple Watch S9"): other brands' models are called so too (a
         # Galaxy S9), so only in context; shown to the reader as the product's first name.
         lettered_tails: dict[tuple[str, ...], set[str]] = {}
-        for key, ids in aliases.items():
+        for key in listed:  # the catalog's own names, not synonym-built ones ("i phone 15")
+            ids = aliases.get(key, set())
             tail = key[-2:]
             if (
                 len(key) > 2
-                and len(tail[0]) == 1
                 and tail[0].isascii()
                 and tail[0].isalpha()
+                # a model letter, or a series word ("series 9"): no variant word ("pro 2"
+                # is a FreeBuds Pro 2 too) and no brand word
+                and (
+                    len(tail[0]) == 1
+                    or (
+                        len(tail[0]) >= 3
+                        and tail[0] not in self._variant_words
+                        and tail[0] not in brand_tokens
+                    )
+                )
                 and tail[1][:1].isdigit()
             ):
                 lettered_tails.setdefault(tail, set()).update(ids)
@@ -555,7 +565,7 @@ class ProductMatcher:
         for index in range(len(tokens) - 1):
             letter, number = tokens[index], tokens[index + 1]
             found = self._context_tails.get((letter.text, number.text))
-            if found is None or not number.attached:
+            if found is None or not (number.attached or (len(letter.text) > 1 and number.adjacent)):
                 continue
             if index > 0 and letter.attached:
                 continue  # "gs9": part of a longer word

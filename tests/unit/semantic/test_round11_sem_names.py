@@ -49,6 +49,8 @@ from tests.unit.semantic.decisions import cid_of
         ("特斯拉MY多重", "tesla_model_y|weight|"),
         # a model letter and number alone (s9), with a value only watches have
         ("s9 45mm的重量", "apple_watch_series_9|weight|case_size=45mm"),
+        # ... or the series word and number alone ("series 9" was an unknown model)
+        ("weight of the 41 mm series 9", "apple_watch_series_9|weight|case_size=41mm"),
         # a name read past a filler word is shown to the reader without it
         ("小米的14有几种颜色", "xiaomi_14|colors|"),
         # a vocabulary word starting with a numeral ends the number before it
@@ -107,6 +109,8 @@ def test_round11_names_not_read(extractor: SemanticExtractor, question: str, not
         "华为60超大杯多重",  # the Mate 60 has no Pro Max or Ultra in the catalog
         "tesla model seventy range",  # a spoken model number the catalog does not sell
         "15英寸 m3 macbook air 多重",  # a size no name of the product carries
+        "series 9 price",  # nothing only a watch has: the unknown model it was
+        "galaxy s9 41mm price",  # another series word before the letter and number
     ],
 )
 def test_round11_unknown_models(extractor: SemanticExtractor, question: str) -> None:
