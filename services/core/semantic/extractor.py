@@ -327,7 +327,11 @@ class SemanticExtractor:
         decision, by_unit, nouns = self._decide_scanned(norm, scan, self._trademarks(text))
         if not scan.products and (
             (isinstance(decision, NoFingerprint) and not scan.unknown)
-            or (isinstance(decision, Bypass) and decision.intent == "unknown_product")
+            or (
+                isinstance(decision, Bypass)
+                and decision.intent == "unknown_product"
+                and bool(scan.unknown)
+            )
         ):
             in_context = self._in_context(norm, scan, self._trademarks(text))
             if in_context is not None:
@@ -342,10 +346,12 @@ class SemanticExtractor:
     def _in_context(
         self, norm: str, scan: ProductScan, trademarks: frozenset[str]
     ) -> _RulesDecision | None:
-        """汉的三电质保, 汉的交流慢充: a one-character short name that is a word of its own
-        names its product when the fingerprint it then gets is one only that product's
-        category has (an attribute of that category alone, or a constraint value only
-        its products offer); otherwise it is the everyday word it also is."""
+        """汉的三电质保, s9 41mm屏幕多大, the 45 mm series 9: a short name only context makes
+        a product (a one-character short name that is a word of its own, or a listed
+        name's model letter or series word and number alone, also where the grammar read
+        it as an unknown model) names its product when the fingerprint it then gets is one
+        only that product's category has (an attribute of that category alone, or a
+        constraint value only its products offer); otherwise it names nothing."""
         mentions = self._products.context_mentions(norm)
         if len(mentions) != 1:
             return None
