@@ -15,6 +15,7 @@ no I/O.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -34,6 +35,7 @@ from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
 from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher, ProductScan
 from services.core.semantic.reader import NgramReader
 from services.core.semantic.segment import WordSegmenter
+from services.core.semantic.transliteration import opens_a_word, vocabulary_openings
 
 
 class SemanticExtractor:
@@ -105,6 +107,16 @@ class SemanticExtractor:
             a for u, by in spec_units.items() if u in _CURRENCIES for a in by
         )
         self._product_keys = _product_varying_keys(specs)
+        # (attribute, key, value) → the categories of the products whose spec offers it.
+        value_categories: dict[tuple[str, str, str], set[str]] = {}
+        for entry in entries:
+            for attr_id, spec in specs[entry.product_id].items():
+                if isinstance(spec, Mapping) and isinstance(spec.get("values"), Mapping):
+                    for value in spec["values"]:
+                        value_categories.setdefault(
+                            (attr_id, str(spec.get("by")), str(value)), set()
+                        ).add(entry.category)
+        self._value_categories = {k: frozenset(v) for k, v in value_categories.items()}
         self._products = ProductMatcher(
             entries,
             normaliser=self._normaliser,
@@ -147,6 +159,9 @@ class SemanticExtractor:
         # never "a word not understood".
         self._chat_words = frozenset(
             str(w).lower() for w in lexicon_doc.get("chat_words", ()) if str(w).isascii()
+        )
+        self._openings = vocabulary_openings(
+            (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
         )
         self._known_words = frozenset(
             w
@@ -260,10 +275,16 @@ class SemanticExtractor:
         reader agrees on product and attribute (otherwise no fingerprint)."""
         # Normalised once: it is the costliest step (spelling and transliteration scans).
         norm = self._normaliser.normalise(text)
-        decision, derived, by_unit, value_nouns = self._decide_rules(text, norm)
+        decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm)
         if second_reader and isinstance(decision, Fingerprint):
+            reader_text = _blank_spans(norm, value_nouns, " ")
+            for start, end, listed in sorted(context, reverse=True):
+                # A short form the reader cannot read (app2, or 汉 read from context) is
+                # shown to it as the listed name it stands for: it reads names, not
+                # initials or context; its attribute reading stays its own.
+                reader_text = f"{reader_text[:start]}{listed}{reader_text[end:]}"
             verdict = self._reader.read(
-                _blank_spans(norm, value_nouns, " "),
+                reader_text,
                 decision.product,
                 decision.attribute,
                 family_only=derived,
@@ -347,17 +368,66 @@ class SemanticExtractor:
                 return word
         return None
 
-    def _decide_rules(
-        self, text: str, norm: str
-    ) -> tuple[SemanticDecision, bool, bool, tuple[tuple[int, int], ...]]:
+    def _decide_rules(self, text: str, norm: str) -> _RulesDecision:
         """The rules' decision on ``text`` (normalised: ``norm``), whether its product
         was named through the grammar, whether its attribute was settled by a number in a
-        unit only it uses, and the spans of the nouns of stated values (in ``norm``)."""
+        unit only it uses, the spans of the nouns of stated values (in ``norm``) and, for
+        a name short form the reader cannot read, its span and the listed name it stands for."""
         if not norm:
-            return NoFingerprint("empty question"), False, False, ()
+            return NoFingerprint("empty question"), False, False, (), ()
         scan = self._products.scan(norm)
         decision, by_unit, nouns = self._decide_scanned(norm, scan, self._trademarks(text))
-        return decision, any(m.derived for m in scan.products), by_unit, nouns
+        if not scan.products and (
+            (isinstance(decision, NoFingerprint) and not scan.unknown)
+            or (
+                isinstance(decision, Bypass)
+                and decision.intent == "unknown_product"
+                and bool(scan.unknown)
+            )
+        ):
+            in_context = self._in_context(norm, scan, self._trademarks(text))
+            if in_context is not None:
+                return in_context
+        listed = tuple(
+            (m.start, m.end, m.listed)
+            for m in scan.products
+            if m.listed and isinstance(decision, Fingerprint) and m.product_id == decision.product
+        )
+        return decision, any(m.derived for m in scan.products), by_unit, nouns, listed
+
+    def _in_context(
+        self, norm: str, scan: ProductScan, trademarks: frozenset[str]
+    ) -> _RulesDecision | None:
+        """汉的三电质保, s9 41mm屏幕多大, the 45 mm series 9: a short name only context makes
+        a product (a one-character short name that is a word of its own, or a listed
+        name's model letter or series word and number alone, also where the grammar read
+        it as an unknown model) names its product when the fingerprint it then gets is one
+        only that product's category has (an attribute of that category alone, or a
+        constraint value only its products offer); otherwise it names nothing."""
+        mentions = self._products.context_mentions(norm)
+        if len(mentions) != 1:
+            return None
+        (mention,) = mentions
+        if any(not (mention.start <= u.start and u.end <= mention.end + 1) for u in scan.unknown):
+            return None  # "series 9" may have been read as an unknown model: only that one
+        cuts = self._segmenter.boundaries(norm)
+        if mention.start not in cuts or mention.end not in cuts:
+            return None  # 汉字, 好汉, 武汉: part of a word
+        if not opens_a_word(norm[mention.end :], self._openings):
+            return None  # 汉兰达: a name the dictionary does not know
+        named = ProductScan((mention,), (), scan.brands)
+        decision, by_unit, nouns = self._decide_scanned(norm, named, trademarks)
+        if not isinstance(decision, Fingerprint) or decision.product is None:
+            return None
+        category = self._products.category_of(decision.product)
+        spec = self._attributes.spec(decision.attribute)
+        own_category = set(spec.applies_to) - {STORE_SCOPE} == {category} or any(
+            self._value_categories.get((decision.attribute, key, value)) == frozenset({category})
+            for key, value in decision.constraints
+        )
+        if not own_category:
+            return None
+        return decision, True, by_unit, nouns, ((mention.start, mention.end, mention.listed),)
 
     def _trademarks(self, text: str) -> frozenset[str]:
         """Vocabulary words the question writes in CamelCase ("ProMotion", "MagSafe"): a
@@ -590,6 +660,10 @@ class SemanticExtractor:
             # "screen size, is it 6.3?": the product's own value asked to be confirmed,
             # its unit left out; any other bare number may name a variant (abstain).
             durations += [h for h in _stated_numbers(masked) if float(h.text) == own]
+        if product is not None:
+            # "is it H2", "是9000S吗", "出厂是鸿蒙4.0吗": a code of the product's own text
+            # value (a chip, a system version) names that value, not a variant.
+            durations += _spec_codes(masked, self._specs[product].get(attribute))
         if product is not None and _lists_items(self._specs[product].get(attribute)):
             # "盒子里有70W适配器吗": the answer lists things, and a value in a unit
             # (70W) describes the thing asked about, not a variant of the product.
@@ -665,6 +739,40 @@ _STATED_NUMBER = re.compile(
 
 def _stated_numbers(text: str) -> list[Hit]:
     return [Hit("number", m.start(1), m.end(1), m.group(1)) for m in _STATED_NUMBER.finditer(text)]
+
+
+#: A code in a text value: letters glued to a number (a17, h2, 9000s) or a version (4.0).
+_CODE = re.compile(r"(?<![a-z0-9.])([a-z]*)(\d+(?:\.\d+)*[a-z]*)(?![a-z0-9])")
+
+
+def _spec_texts_of(spec: Any) -> list[str]:
+    """The text values of one product's spec (every variant's, lists item by item)."""
+    if not isinstance(spec, Mapping):
+        return []
+    values = [spec.get("value")]
+    if isinstance(spec.get("values"), Mapping):
+        values += [v.get("value") for v in spec["values"].values() if isinstance(v, Mapping)]
+    out: list[str] = []
+    for value in values:
+        items = value if isinstance(value, (list, tuple)) else [value]
+        out += [unicodedata.normalize("NFKC", i).lower() for i in items if isinstance(i, str)]
+    return out
+
+
+def _spec_codes(masked: str, spec: Any) -> list[Hit]:
+    """Codes of the question that the spec's own text values write: the whole code
+    (h2, a18, 9000s) or, where the value writes the number alone (iOS 17, HarmonyOS
+    4.0), its number after any letters."""
+    texts = _spec_texts_of(spec)
+    if not texts:
+        return []
+    whole = {m.group(1) + m.group(2) for t in texts for m in _CODE.finditer(t)}
+    bare = {m.group(2) for t in texts for m in _CODE.finditer(t) if not m.group(1)}
+    return [
+        Hit("code", m.start(2), m.end(2), m.group(0))
+        for m in _CODE.finditer(masked)
+        if m.group(1) + m.group(2) in whole or m.group(2) in bare
+    ]
 
 
 def _own_number(spec: Any, constraints: Sequence[tuple[str, str]] = ()) -> float | None:
@@ -1073,6 +1181,18 @@ def _touches_any(hit: Hit, others: Sequence[Hit]) -> bool:
 
 def _touches(mention: Mention, hits: Sequence[Hit]) -> bool:
     return any(h.start < mention.end and mention.start < h.end for h in hits)
+
+
+#: The rules' decision, whether its product was named through the grammar, whether its
+#: attribute was settled by a unit, the spans of stated values' nouns, and the short
+#: forms the reader is shown as listed names (start, end, name).
+_RulesDecision = tuple[
+    SemanticDecision,
+    bool,
+    bool,
+    tuple[tuple[int, int], ...],
+    tuple[tuple[int, int, str], ...],
+]
 
 
 def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:

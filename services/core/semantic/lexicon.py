@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from services.core.semantic.normalise import TextNormaliser
@@ -161,8 +162,20 @@ class SlotLexicon:
             common_words or {},
             {word: by_brand[brand] for brand, words in brands.items() for word in words},
             raw,
+            {
+                str(k): str(v[0])
+                for k, v in lexicon_doc.get("variant_nicknames", {}).items()
+                if len(v) == 1
+            },
         )
-        normaliser = TextNormaliser(series_words, protected, spelling, transliterator)
+        normaliser = TextNormaliser(
+            series_words,
+            protected,
+            spelling,
+            transliterator,
+            number_heads(name_words),
+            name_words,
+        )
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}
 
@@ -345,6 +358,18 @@ def _value_phrases(
                 # Weak: any other cue, even "多少", makes it a contest (abstention).
                 out.append((phrase, _with_categories(f"~{attribute}", sole)))
     return out
+
+
+def number_heads(names: Iterable[str]) -> list[str]:
+    """Latin words a model number follows in the catalog's names (iphone of "iPhone 15",
+    model of "Model 3", series of "Series 9"): the words a spoken number may follow."""
+    found: list[str] = []
+    for name in names:
+        words = name.lower().split()
+        for before, word in pairwise(words):
+            if word[:1].isdigit() and before.isascii() and before.isalpha() and before not in found:
+                found.append(before)
+    return found
 
 
 def _is_common(text: str, common: Mapping[str, int], english: Mapping[str, int]) -> bool:

@@ -43,6 +43,74 @@ _DI_GENERATION = re.compile(r"第\s*(\d+)\s*代")
 # number it is a chip or version name (骁龙8 Gen 3) and stays.
 _GEN_NUMBER = re.compile(r"(?<![a-z])(?<!\d)(?<!\d\s)gen(?:eration)?\s*(\d+)(?![\d.])")
 
+# English number words (a general fact of the language): "iphone sixteen", "mate sixty
+# pro", "model three" are spoken model numbers; "second gen" is "2nd gen".
+_EN_UNITS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+}
+_EN_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_EN_ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+}
+_EN_DIGITS = "|".join(k for k, v in _EN_UNITS.items() if 0 < v < 10)
+#: "sixteen", "sixty", "twenty four", "twenty-four": longest alternative first.
+_EN_NUMBER = (
+    "(?:(?:"
+    + "|".join(_EN_TENS)
+    + r")(?:[\s-](?:"
+    + _EN_DIGITS
+    + "))?|"
+    # "one" alone is the pronoun ("the pro one"), never a model number.
+    + "|".join(sorted((k for k in _EN_UNITS if k != "one"), key=len, reverse=True))
+    + ")"
+)
+#: A number word before a counted noun counts it ("the model three years ago"): no
+#: model number.
+_COUNTED = (
+    *("years?", "months?", "weeks?", "days?", "hours?", "minutes?", "times?", "people"),
+    *("colou?rs?", "dollars?", "bucks", "percent", "of", "more", "or", "and", "to"),
+)
+_ORDINAL_WORD_GENERATION = re.compile(
+    r"\(?\b(" + "|".join(_EN_ORDINALS) + r")\s+gen(?:eration)?\b\s*\)?"
+)
+
 # A numeral is converted when it follows a Latin letter ("iphone十五", "pro二代") or
 # one of the series words handed in, or precedes one of these measure words.
 _UNIT_AFTER = ("代", "寸", "英寸", "毫米", "倍", "瓦", "核", "毫安", "赫兹")
@@ -54,6 +122,14 @@ _GE_BEFORE_UNIT = re.compile(r"([零〇一二两三四五六七八九十百千\d
 # Function words that start with a numeral: after a model's numeral ("gt四一般", "十五一共")
 # the last numeral begins the word, so it is not part of the number.
 _NUMERAL_FUNCTION_WORDS = ("一般", "一共", "一下", "一直", "一样", "一起", "一些", "一定")
+
+
+def parse_english_number(words: str) -> int:
+    """Value of an English number word matched by ``_EN_NUMBER`` ("twenty-four" = 24)."""
+    total = 0
+    for word in re.split(r"[\s-]+", words.strip()):
+        total += _EN_TENS.get(word, 0) + _EN_UNITS.get(word, 0)
+    return total
 
 
 def parse_chinese_numeral(run: str) -> int | None:
@@ -86,7 +162,15 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 class TextNormaliser:
     """Normalises questions; built once from the vocabulary and the series words."""
 
-    __slots__ = ("_context", "_protected", "_series_words", "_spelling", "_transliterator")
+    __slots__ = (
+        "_context",
+        "_look_alike",
+        "_protected",
+        "_series_words",
+        "_spelling",
+        "_spoken_number",
+        "_transliterator",
+    )
 
     def __init__(
         self,
@@ -94,11 +178,48 @@ class TextNormaliser:
         protected_words: Iterable[str] = (),
         spelling: SpellingCorrector | None = None,
         transliterator: Transliterator | None = None,
+        number_heads: Iterable[str] = (),
+        names: Iterable[str] = (),
     ) -> None:
+        """``number_heads``: Latin name words a model number follows in the catalog's
+        names (iphone of "iPhone 15", mate, model, series): an English number word after
+        one of them is that model number ("model three" is Model 3). ``names``: the
+        catalog's names (a series word some name writes with l or o before a digit keeps
+        them as letters)."""
         self._spelling = spelling
+        heads = sorted({h.lower() for h in number_heads if len(h) >= 2}, key=len, reverse=True)
+        self._spoken_number = (
+            re.compile(
+                r"(?<![a-z'])("
+                + "|".join(re.escape(h) for h in heads)
+                + r")\s+("
+                + _EN_NUMBER
+                + r")(?![a-z])(?!\s+(?:"
+                + "|".join(_COUNTED)
+                + r")\b)"
+            )
+            if heads
+            else None
+        )
         self._transliterator = transliterator
         self._series_words = tuple(sorted({w.lower() for w in series_words if w}, key=len))
         self._context = 8 + max((len(w) for w in self._series_words), default=0)
+        # A letter l or o between a Chinese series word and a digit is the digit it
+        # looks like (小米l4 = 小米14): no catalog name writes a letter there.
+        written = [n.lower() for n in names]
+        chinese_series = [
+            w
+            for w in self._series_words
+            if not w.isascii()
+            and not any(re.search(re.escape(w) + r"\s?[lo]\d", n) for n in written)
+        ]
+        self._look_alike = (
+            re.compile(
+                "(?:" + "|".join(f"(?<={re.escape(w)})" for w in chinese_series) + r")[lo](?=\d)"
+            )
+            if chinese_series
+            else None
+        )
         # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
         self._protected = tuple(
             sorted(
@@ -111,11 +232,21 @@ class TextNormaliser:
         out = unicodedata.normalize("NFKC", text).lower().translate(_APOSTROPHES)
         if self._spelling is not None:
             out = self._spelling.correct(out)
+        if self._spoken_number is not None:
+            out = self._spoken_number.sub(_spoken_model_number, out)
+        if self._look_alike is not None:
+            # 小米l4, 华为mate 6o: l and o typed for 1 and 0 inside a model number
+            out = self._look_alike.sub(_digit_look_alike, out)
+        out = _ORDINAL_WORD_GENERATION.sub(_ordinal_generation, out)
         if _CN_NUMERAL_RUN.search(out):
             out = _GE_BEFORE_UNIT.sub(r"\1", out)
             out = _CN_NUMERAL_RUN.sub(self._convert_numeral, out)
         if self._transliterator is not None:
-            out = self._transliterator.replace(out)
+            transliterated = self._transliterator.replace(out)
+            if transliterated != out and _CN_NUMERAL_RUN.search(transliterated):
+                # 华为麦特六十: the numeral follows a series word only once 麦特 is "mate".
+                transliterated = _CN_NUMERAL_RUN.sub(self._convert_numeral, transliterated)
+            out = transliterated
         out = _ORDINAL_GENERATION.sub(r" \1代", out)
         out = _DI_GENERATION.sub(r"\1代", out)
         out = _GEN_NUMBER.sub(r" \1代", out)
@@ -129,6 +260,13 @@ class TextNormaliser:
         tail = ""
         if len(run) > 1 and text.startswith(_NUMERAL_FUNCTION_WORDS, match.end() - 1):
             run, tail = run[:-1], run[-1]
+        elif len(run) > 1 and self._protected:
+            # 小米十四三围: a vocabulary word that starts with a numeral (三围) ends the
+            # number before it; words are short, so only the run's last characters.
+            for cut in range(max(1, len(run) - 3), len(run)):
+                if text.startswith(self._protected, match.start() + cut):
+                    run, tail = run[:cut], run[cut:]
+                    break
         # Context words are short: a bounded window keeps normalisation linear.
         window = self._context
         before = text[max(0, match.start() - window) : match.start()].rstrip()
@@ -154,6 +292,18 @@ class TextNormaliser:
         glued = not tail and text[match.end() : match.end() + 1].isdigit()
         lead = " " if after_digit else ""
         return f"{lead}{value} " if glued else f"{lead}{value}{tail}"
+
+
+def _digit_look_alike(match: re.Match[str]) -> str:
+    return "1" if match.group(0) == "l" else "0"
+
+
+def _spoken_model_number(match: re.Match[str]) -> str:
+    return f"{match.group(1)} {parse_english_number(match.group(2))}"
+
+
+def _ordinal_generation(match: re.Match[str]) -> str:
+    return f" {_EN_ORDINALS[match.group(1)]}代 "
 
 
 #: Numerals that are digits of a number read one by one (二五六 is 256, 五一二 is 512).

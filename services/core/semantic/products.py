@@ -13,6 +13,7 @@ A series word followed by a model number that is no alias ("iPhone 14", "Mate 70
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -21,6 +22,8 @@ from services.core.semantic.tokens import Token, Tokeniser
 
 _END = "\x00"
 _SIZE_WORDS = frozenset({"寸", "吋", "inch"})
+#: Measurement units: a number glued to one is a measure, never a model number.
+_MEASURES = frozenset({"mm", "cm", "g", "kg", "w", "kw", "mah", "wh", "kwh", "hz", "gb", "tb"})
 TokenTrie = dict[str, "TokenTrie | frozenset[str]"]
 
 
@@ -45,6 +48,9 @@ class Mention:
     #: Named through the grammar (a variant nickname or letter, brand + model tail), not
     #: a listed alias: the second reader can only check its family.
     derived: bool = False
+    #: For a short form the reader cannot read (an initialism: app2; a name read from
+    #: context: 汉), the listed name it stands for; the reader is shown that name.
+    listed: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +116,10 @@ class ProductMatcher:
         ]
         for phrase in raw_phrases:
             words.update(_latin_words(normaliser.normalise(phrase)))
+        initialisms = {
+            name: found for e in entries for name in e.names if (found := camel_initialisms(name))
+        }
+        words.update(w for found in initialisms.values() for pair in found for w in pair[1:])
         self.tokeniser = Tokeniser(words)
 
         def key_of(phrase: str) -> tuple[str, ...]:
@@ -162,6 +172,17 @@ class ProductMatcher:
                     aliases.setdefault(variant, set()).add(entry.product_id)
                     for dropped in _dropped(variant, droppable):
                         dropped_aliases.setdefault(dropped, set()).add(entry.product_id)
+        initialled: dict[tuple[str, ...], str] = {}
+        # CamelCase name words by their capitals (AirPods → ap, FreeBuds → fb), also
+        # squeezed with the next word's initial (ap pro 2 → app 2), as shoppers write
+        # them: the grammar's (derived), only where the short form names one product.
+        for entry in entries:
+            for name in entry.names:
+                base = key_of(name)
+                for word, short, squeezed in initialisms.get(name, ()):
+                    for key in _initialled(base, word, short, squeezed):
+                        dropped_aliases.setdefault(key, set()).add(entry.product_id)
+                        initialled[key] = name
         # A name with its series word left out counts only where it names one product
         # and is no alias of its own.
         # Shortened names are the grammar's, not listed: the second reader checks their
@@ -171,6 +192,10 @@ class ProductMatcher:
             if len(ids) == 1 and key not in aliases:
                 aliases[key] = ids
                 self._shortened.add(key)
+        self._initialled = {k: n for k, n in initialled.items() if k in self._shortened}
+        self._initial_words = frozenset(
+            w for found in initialisms.values() for pair in found for w in pair[1:] if w
+        )
         variant_tokens = {t for k in self._suffix_keys for t in k}
         brand_tokens = {t for keys in self._brand_keys.values() for k in keys for t in k}
         for key, ids in _abbreviated(aliases, listed, variant_tokens, brand_tokens).items():
@@ -181,6 +206,65 @@ class ProductMatcher:
             for product_id in ids:
                 _trie_insert(self._alias_trie, key, product_id)
         self._build_grammar(entries, aliases, category_words or {}, variant_nicknames or {})
+        # A listed name that is a brand word and one Chinese character (比亚迪汉): the
+        # character alone is also an everyday word (汉 of 汉字, 好汉), so it names the
+        # product only in context (``context_mentions``; the extractor decides).
+        one_char: dict[str, set[str]] = {}
+        #: the brand word of the listed short name (比亚迪 of 比亚迪汉), for the reader
+        self._brand_word: dict[str, str] = {}
+        for entry in entries:
+            for name in entry.names:
+                key = key_of(name)
+                for brand_key in self._brand_keys.get(entry.brand, ()):
+                    rest = key[len(brand_key) :]
+                    if (
+                        key[: len(brand_key)] == brand_key
+                        and len(rest) == 1
+                        and len(rest[0]) == 1
+                        and not rest[0].isascii()
+                    ):
+                        one_char.setdefault(rest[0], set()).add(entry.product_id)
+                        self._brand_word[entry.product_id] = "".join(brand_key)
+        # The sizes a product's own names carry before a size word (13 of "13-inch ...").
+        sizes: dict[str, set[str]] = {}
+        for entry in entries:
+            for name in entry.names:
+                key = key_of(name)
+                for i in range(len(key) - 1):
+                    if key[i][:1].isdigit() and key[i + 1] in _SIZE_WORDS | {"英"}:
+                        sizes.setdefault(entry.product_id, set()).add(key[i])
+        self._name_sizes = {k: frozenset(v) for k, v in sizes.items()}
+        self._context_names = {ch: next(iter(ids)) for ch, ids in one_char.items() if len(ids) == 1}
+        # The same for a name's model letter and number with the words before them left
+        # out ("s9" of "Apple Watch S9"): other brands' models are called so too (a
+        # Galaxy S9), so only in context; shown to the reader as the product's first name.
+        lettered_tails: dict[tuple[str, ...], set[str]] = {}
+        for key in listed:  # the catalog's own names, not synonym-built ones ("i phone 15")
+            ids = aliases.get(key, set())
+            tail = key[-2:]
+            if (
+                len(key) > 2
+                and tail[0].isascii()
+                and tail[0].isalpha()
+                # a model letter, or a series word ("series 9"): no variant word ("pro 2"
+                # is a FreeBuds Pro 2 too) and no brand word
+                and (
+                    len(tail[0]) == 1
+                    or (
+                        len(tail[0]) >= 3
+                        and tail[0] not in self._variant_words
+                        and tail[0] not in brand_tokens
+                    )
+                )
+                and tail[1][:1].isdigit()
+            ):
+                lettered_tails.setdefault(tail, set()).update(ids)
+        first_name = {e.product_id: e.names[0] for e in entries if e.names}
+        self._context_tails = {
+            tail: (pid, first_name.get(pid, ""))
+            for tail, ids in lettered_tails.items()
+            if len(ids) == 1 and tail not in aliases and (pid := next(iter(ids)))
+        }
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
         # "macbook air"), plus every brand word. A head followed by a model number that
@@ -251,6 +335,8 @@ class ProductMatcher:
         tails: dict[tuple[str, tuple[str, ...]], set[str]] = {}
         brand_of = {e.product_id: e.brand for e in entries}
         for key, ids in aliases.items():
+            if key in self._initialled:
+                continue  # "fbp 3" hides the variant word its initial stands for
             for cut in range(1, len(key)):
                 if not key[cut][:1].isdigit():
                     continue
@@ -311,7 +397,8 @@ class ProductMatcher:
             (
                 (key_of(nickname), tuple(key_of(a) for a in alternatives))
                 for nickname, alternatives in variant_nicknames.items()
-                if key_of(nickname)
+                # one-character nicknames (破) are the normaliser's: it knows the dictionary
+                if key_of(nickname) and (len(nickname) > 1 or nickname.isascii())
             ),
             key=lambda item: -len(item[0]),
         )
@@ -388,8 +475,9 @@ class ProductMatcher:
 
     def _tail_after_brand(
         self, tokens: Sequence[Token], brand: str, end: int
-    ) -> tuple[int, frozenset[str]] | None:
-        """ "华为60 pro", "华为手表4", "苹果耳机pro 2": brand [category word] model tail."""
+    ) -> tuple[int, frozenset[str], int] | None:
+        """ "华为60 pro", "华为手表4", "苹果耳机pro 2": brand [category word] model tail;
+        (index past the tail, its products, index of the tail's first token)."""
         index = end
         category: str | None = None
         for key, cat in self._category_keys.items():
@@ -408,8 +496,87 @@ class ProductMatcher:
             if category is not None:
                 ids = frozenset(i for i in ids if self._categories[i] == category)
             if ids:
-                return index + length, ids
+                return index + length, ids, index
         return None
+
+    def _nickname_tail(
+        self,
+        tokens: Sequence[Token],
+        brand: str,
+        tail_start: int,
+        tail_end: int,
+        ids: frozenset[str],
+    ) -> frozenset[str]:
+        """The products "brand + tail + variant nickname" names: the brand's tails that
+        are this tail followed by one of the nickname's variant words, in the category
+        of the tail's own product; empty unless exactly one product."""
+        tail = tuple(t.text for t in tokens[tail_start:tail_end])
+        categories = {self._categories[i] for i in ids}
+        for nickname, alternatives in self._nicknames:
+            if not _starts_with(tokens, tail_end, nickname):
+                continue
+            found = frozenset(
+                i
+                for alt in alternatives
+                for i in self._tails.get((brand, (*tail, *alt)), frozenset())
+                if self._categories[i] in categories
+            )
+            return found if len(found) == 1 else frozenset()
+        return frozenset()
+
+    def _spaced_initial(self, tokens: Sequence[Token], start: int, end: int) -> bool:
+        """Whether an initialism in tokens[start:end] stands apart from the number after
+        it (app2 is AirPods Pro 2; "app 2" may be the English word)."""
+        return any(
+            tokens[i].text in self._initial_words
+            and i + 1 < end
+            and tokens[i + 1].is_number
+            and not tokens[i + 1].attached
+            for i in range(start, end)
+        )
+
+    def context_mentions(self, text: str) -> list[Mention]:
+        """Every place a one-character short name (汉 of 比亚迪汉) stands in ``text``: a
+        product only if the question's context says so (derived: the grammar's)."""
+        return (
+            [
+                Mention(
+                    index,
+                    index + 1,
+                    product_id,
+                    derived=True,
+                    listed=self._brand_word.get(product_id, "") + ch,
+                )
+                for index, ch in enumerate(text)
+                if (product_id := self._context_names.get(ch)) is not None
+                # 汉L, 汉dm: a Latin word glued to it makes it another model
+                and not (
+                    text[index + 1 : index + 2].isascii() and text[index + 1 : index + 2].isalnum()
+                )
+            ]
+            + self._context_tail_mentions(text)
+        )
+
+    def _context_tail_mentions(self, text: str) -> list[Mention]:
+        if not self._context_tails:
+            return []
+        tokens = self.tokeniser.tokens(text)
+        out: list[Mention] = []
+        for index in range(len(tokens) - 1):
+            letter, number = tokens[index], tokens[index + 1]
+            found = self._context_tails.get((letter.text, number.text))
+            if found is None or not (number.attached or (len(letter.text) > 1 and number.adjacent)):
+                continue
+            if index > 0 and letter.attached:
+                continue  # "gs9": part of a longer word
+            following = tokens[index + 2] if index + 2 < len(tokens) else None
+            if following is not None and (
+                following.attached or (following.adjacent and following.text in self._variant_words)
+            ):
+                continue  # "s9e", "s9 ultra": another model
+            product_id, listed = found
+            out.append(Mention(letter.start, number.end, product_id, derived=True, listed=listed))
+        return out
 
     def category_of(self, product_id: str) -> str:
         return self._categories[product_id]
@@ -464,12 +631,27 @@ class ProductMatcher:
                     end = suffix_end
                 else:
                     (product_id,) = ids
-                    if self._foreign_prefix(text, tokens, index, product_id):
+                    key = tuple(t.text for t in tokens[index:end])
+                    listed = self._initialled.get(key, "")
+                    if not listed and any(t in self._filler for t in key):
+                        # "苹果的16": the name read past a filler word; the reader, which
+                        # reads whole names, is shown the name without it.
+                        listed = _joined(tokens[index:end], self._filler)
+                    if listed and self._spaced_initial(tokens, index, end):
+                        pass  # "app 2.0": the English word before a number, no name
+                    elif self._foreign_prefix(text, tokens, index, product_id):
                         unknown.append(
                             Mention(start_char, end_char, reason="another brand's model")
                         )
                     else:
-                        products.append(Mention(start_char, end_char, product_id, derived=derived))
+                        size = self._own_size(tokens, index, product_id)
+                        if size is not None:  # "13-inch M3 MacBook Air": the name's own size
+                            start_char = tokens[size].start
+                        products.append(
+                            Mention(
+                                start_char, end_char, product_id, derived=derived, listed=listed
+                            )
+                        )
                 index = end
                 continue
             bare = self._bare_tail(tokens, index)
@@ -604,10 +786,14 @@ class ProductMatcher:
         found = self._tail_after_brand(tokens, brands[0], end)
         if found is None:
             return None
-        tail_end, ids = found
+        tail_end, ids, tail_start = found
         variant = self._variant_after(tokens, start, tail_end) if len(ids) == 1 else None
         if variant is not None:
-            tail_end, ids = variant[0], frozenset()  # "华为60大杯": too far from any alias
+            # "华为60专业版": the nickname's variant words after the tail name the model
+            # when exactly one of the brand's tails (same category) is tail + variant;
+            # a letter ("华为60p") is read below, and anything else names nothing.
+            ids = self._nickname_tail(tokens, brands[0], tail_start, tail_end, ids)
+            tail_end = variant[0]
         start_char, end_char = tokens[start].start, tokens[tail_end - 1].end
         suffix_end = self._suffix_end(tokens, tail_end)
         lettered = self._lettered(tokens, tail_end, suffix_end, ids)
@@ -675,8 +861,14 @@ class ProductMatcher:
             ):
                 return end + 1
         last, nxt = tokens[end - 1], tokens[end]
-        # "15e", "S24s": a letter glued to a model number is another model.
-        if last.is_number and nxt.attached and nxt.is_latin and len(nxt.text) == 1:
+        # "15e", "S24s": a letter glued to a model number is another model; so is one
+        # glued to a one-character short name (汉L, as 汉 is the Han's model mark).
+        if (
+            (last.is_number or last.text in self._context_names)
+            and nxt.attached
+            and nxt.is_latin
+            and len(nxt.text) == 1
+        ):
             return end + 1
         return end
 
@@ -685,6 +877,9 @@ class ProductMatcher:
             return None
         nxt = tokens[end]
         if nxt.is_number:
+            following = tokens[end + 1] if end + 1 < len(tokens) else None
+            if following is not None and following.attached and following.text in _MEASURES:
+                return None  # "手表41mm": a measure after a head, not a model number
             return end + 1
         if nxt.is_latin and len(nxt.text) <= 3 and end + 1 < len(tokens):
             after = tokens[end + 1]
@@ -710,7 +905,7 @@ class ProductMatcher:
         first = tokens[index]
         if index > 0 and first.attached and first.is_number and tokens[index - 1].is_latin:
             return True  # "k15 pro" is not "15 pro"
-        if self._size_before(tokens, index):
+        if self._size_before(tokens, index) and self._own_size(tokens, index, product_id) is None:
             return True  # "15英寸MacBook Air M3": a size the catalog's names do not carry
         before = text[max(0, first.start - self._foreign_window) : first.start].rstrip()
         if not before:
@@ -725,6 +920,17 @@ class ProductMatcher:
     def _is_exception(self, tokens: Sequence[Token], index: int) -> bool:
         candidates = self._suffix_exceptions.get(tokens[index].text, ())
         return any(_starts_with(tokens, index, key) for key in candidates)
+
+    def _own_size(self, tokens: Sequence[Token], index: int, product_id: str) -> int | None:
+        """The index of the size before tokens[index] when it is one the product's own
+        names carry ("13-inch M3 MacBook Air": 13-inch MacBook Air M3 is a listed name)."""
+        if not self._size_before(tokens, index):
+            return None
+        before = index - 2
+        if tokens[before].text == "英" and before > 0:
+            before -= 1
+        own = tokens[before].text in self._name_sizes.get(product_id, frozenset())
+        return before if own else None
 
     def _size_before(self, tokens: Sequence[Token], index: int) -> bool:
         if index < 2 or not tokens[index].adjacent or tokens[index - 1].text not in _SIZE_WORDS:
@@ -812,6 +1018,7 @@ def _abbreviated(
     product, and never where it is written inside another name (Model 3's "m3" is the M3
     chip of a MacBook Air M3)."""
     found: dict[tuple[str, ...], set[str]] = {}
+    lettered: defaultdict[tuple[str, ...], set[str]] = defaultdict(set)
     for key, brands in listed.items():
         ids = aliases.get(key, set())
         cut = next((i for i, t in enumerate(key) if t[:1].isdigit()), 0)
@@ -827,7 +1034,27 @@ def _abbreviated(
             short = (word[0], *key[cut:])
             for prefix in ((), *brands):
                 found.setdefault((*prefix, *short), set()).update(ids)
-    out: dict[tuple[str, ...], set[str]] = {}
+        elif (
+            len(key) == 2
+            and len(key[0]) >= 3
+            and key[0].isascii()
+            and key[0].isalpha()
+            and key[0] not in variant_tokens
+            and key[0] not in brand_tokens
+            and len(key[1]) == 1
+            and key[1].isascii()
+            and key[1].isalpha()
+        ):
+            # "Model Y" → "my": the series initial and the model letter, one word; only
+            # after a Chinese word of the brand (特斯拉my): alone, or after "tesla" ("tesla
+            # my car"), it is an English word.
+            for prefix in (b for b in brands if not "".join(b).isascii()):
+                lettered[(*prefix, key[0][0] + key[1])].update(ids)
+    out: dict[tuple[str, ...], set[str]] = {
+        short: ids
+        for short, ids in lettered.items()
+        if len(ids) == 1 and short not in aliases and not _written_in(short[-1], aliases)
+    }
     for short, ids in found.items():
         if len(ids) != 1 or short in aliases:
             continue
@@ -841,6 +1068,54 @@ def _abbreviated(
 
 #: One-letter English words: as an initial they would read "I 15" as a model.
 _ENGLISH_LETTER_WORDS = frozenset("ai")
+
+
+_CAMEL = re.compile(r"[A-Za-z]+")
+
+
+def camel_initialisms(name: str) -> list[tuple[str, str, str]]:
+    """(word, its capitals, capitals + the next Latin word's initial) for each CamelCase
+    word of a catalog name ("AirPods Pro 2" → ("airpods", "ap", "app"))."""
+    words = _CAMEL.findall(name)
+    out: list[tuple[str, str, str]] = []
+    for index, word in enumerate(words):
+        capitals = "".join(ch for ch in word if ch.isupper())
+        if len(capitals) < 2 or not word[0].isupper() or word.isupper():
+            continue
+        nxt = words[index + 1] if index + 1 < len(words) else ""
+        squeezed = capitals + nxt[0] if nxt.isalpha() and len(nxt) >= 2 else ""
+        out.append((word.lower(), capitals.lower(), squeezed.lower()))
+    return out
+
+
+def _initialled(
+    key: tuple[str, ...], word: str, short: str, squeezed: str
+) -> list[tuple[str, ...]]:
+    """``key`` with ``word`` written as its capitals, and squeezed with the next word."""
+    if word not in key:
+        return []
+    at = key.index(word)
+    out = [(*key[:at], short, *key[at + 1 :])]
+    if squeezed and at + 1 < len(key) and key[at + 1][:1] == squeezed[-1]:
+        out.append((*key[:at], squeezed, *key[at + 2 :]))
+    return out
+
+
+def _joined(tokens: Sequence[Token], filler: frozenset[str]) -> str:
+    """The tokens as one name, without filler words (Latin words and numbers spaced)."""
+    out = ""
+    for token in tokens:
+        if token.text in filler:
+            continue
+        if out and out[-1].isascii() and out[-1].isalnum() and token.text[:1].isascii():
+            out += " "
+        out += token.text
+    return out
+
+
+def _written_in(word: str, aliases: Mapping[tuple[str, ...], set[str]]) -> bool:
+    """Whether ``word`` is a token of some alias (then it is no abbreviation)."""
+    return any(word in key for key in aliases)
 
 
 def _contains(key: Sequence[str], part: Sequence[str]) -> bool:

@@ -29,6 +29,8 @@ _LONGEST_WORD = 8
 _COMMON = 100
 #: Function characters: no transliteration uses them (配了 is "came with", not Pro).
 _FUNCTION = frozenset("的了吗呢吧啊呀么是有在和与跟也都就还要会能可很多几哪啥怎什为对用个不没")
+#: Aspect particles, 的 and 得: after them a character is a word of its own (破了, 破的).
+_AFTER_VERB = frozenset("了过着掉的得")
 _STOPS = str.maketrans({"b": "p", "d": "t", "g": "k", "c": "k", "q": "k", "r": "l"})
 _INITIALS: tuple[str, ...] = (
     *("zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l", "g", "k", "h", "j", "q"),
@@ -65,7 +67,16 @@ def syllable_skeleton(syllable: str) -> str:
 class Transliterator:
     """Replaces transliterated variant words after a model's name by the Latin word."""
 
-    __slots__ = ("_by_skeleton", "_common", "_plus_words", "_reads_plus", "_series", "_series_run")
+    __slots__ = (
+        "_by_skeleton",
+        "_common",
+        "_nicknames",
+        "_openings",
+        "_plus_words",
+        "_reads_plus",
+        "_series",
+        "_series_run",
+    )
 
     def __init__(
         self,
@@ -73,12 +84,21 @@ class Transliterator:
         common_words: Mapping[str, int],
         series_words: Mapping[str, Iterable[str]] | None = None,
         vocabulary: Iterable[str] = (),
+        nicknames: Mapping[str, str] | None = None,
     ) -> None:
         """``series_words``: brand word → the Latin series words of its names that stand
         right before a model number (华为 → mate): 麦特 between 华为 and 60 is Mate.
         ``vocabulary``: phrases of the attribute and constraint vocabulary; one that
-        starts with 加 (加充电盒: "with the case") keeps its 加."""
+        starts with 加 (加充电盒: "with the case") keeps its 加.
+        ``nicknames``: one-character variant nicknames (破 → pro, a clipped Pro): read
+        right after a model number when the character is no verb there (破了, 破的) and
+        starts no dictionary word (破损, 破解)."""
+        self._nicknames = {
+            k: v.lower() for k, v in (nicknames or {}).items() if len(k) == 1 and not k.isascii()
+        }
+        vocabulary = tuple(vocabulary)
         self._plus_words = tuple(sorted({w for w in vocabulary if w.startswith("加")}))
+        self._openings = vocabulary_openings(vocabulary)
         found: dict[str, set[str]] = {}
         for word in variant_words:
             word = word.lower().strip()
@@ -107,7 +127,9 @@ class Transliterator:
             re.compile(
                 "("
                 + "|".join(re.escape(b) for b in sorted(self._series, key=len, reverse=True))
-                + r")([\u4e00-\u9fff]{2,4})(?=\s?\d)"
+                # 华为麦特六十: the number may be a Chinese numeral, no part of the run.
+                + r")((?:(?![零〇一二两三四五六七八九十百千])[\u4e00-\u9fff]){2,4})"
+                + r"(?=\s?[\d零〇一二两三四五六七八九十])"
             )
             if self._series
             else None
@@ -118,7 +140,7 @@ class Transliterator:
             text = _PLUS_READ.sub(self._replace_plus, text)
         if self._series_run is not None:
             text = self._series_run.sub(self._replace_series, text)
-        if not self._by_skeleton or not _CJK_RUN.search(text):
+        if not (self._by_skeleton or self._nicknames) or not _CJK_RUN.search(text):
             return text
         return _CJK_RUN.sub(self._replace_run, text)
 
@@ -149,6 +171,10 @@ class Transliterator:
         run = match.group(1)
         words: list[str] = []
         index = 0
+        nickname = self._nicknames.get(run[0])
+        if nickname is not None and _after_digit(match) and self._is_nickname(run):
+            words.append(nickname)
+            index = 1
         while index < len(run):
             word = self._word_at(run, index)
             if word is None:
@@ -158,6 +184,16 @@ class Transliterator:
         if not words:
             return match.group(0)
         return " " + " ".join(words) + " " + run[index:]
+
+    def _is_nickname(self, run: str) -> bool:
+        # An aspect particle or 的 after it makes the character the verb or adjective it
+        # is (破了: broken); a dictionary word it starts is that word (破损, 破解).
+        # What follows must open a word of the question (破屏险 is "screen insurance").
+        if run[1:2] in _AFTER_VERB or not opens_a_word(run[1:], self._openings):
+            return False
+        return not any(
+            self._common.get(run[:end], 0) for end in range(2, min(len(run), _LONGEST_WORD) + 1)
+        )
 
     def _word_at(self, run: str, index: int) -> tuple[str, int] | None:
         for size in range(min(_MAX_WINDOW, len(run) - index), 1, -1):
@@ -223,3 +259,27 @@ def brand_series_words(
                     found.append(before)
         out[brand] = found
     return out
+
+
+def vocabulary_openings(vocabulary: Iterable[str]) -> frozenset[str]:
+    """The first two characters of every Chinese phrase of the vocabulary (one for a
+    one-character phrase): where a word of the vocabulary may start."""
+    return frozenset(
+        w[:2] for w in vocabulary if w[:1] and "\u4e00" <= w[0] <= "\u9fff" and w[:2].strip()
+    )
+
+
+def opens_a_word(rest: str, openings: frozenset[str]) -> bool:
+    """Whether ``rest``, the text right after a short name (破, 汉), starts where a new
+    word of a question may start: no Chinese character, a function character (是, 有,
+    的 …) or a phrase of the vocabulary (续航, 电池); 汉兰达 and 破屏险 do not."""
+    head = rest[:1]
+    if not head or not "\u4e00" <= head <= "\u9fff":
+        return True
+    return head in _FUNCTION or rest[:2] in openings or head in openings
+
+
+def _after_digit(match: re.Match[str]) -> bool:
+    """Whether the run follows a model number (a digit, perhaps one space between)."""
+    before = match.string[: match.start(1)].rstrip()
+    return before[-1:].isdigit()
