@@ -69,17 +69,31 @@ class FetchedBatch:
 
 
 class BatchHandoff:
-    """Fetched batches, from the consumer's drain loop to the applying task. One batch
-    waits while one is applied: backpressure without holding many records in memory."""
+    """Fetched batches, from the consumer's drain loop to the applying task.
 
-    def __init__(self) -> None:
+    Up to ``depth`` fetches wait while one is applied (backpressure without holding many
+    records in memory), and the applying task takes every fetch that waits as one batch
+    (``take``): a worker that fell behind catches up in fewer, larger batches (one Redis
+    round trip and one audit submission each) instead of one batch per fetch."""
+
+    def __init__(self, depth: int = 4) -> None:
+        self.depth = depth
         self._queue: asyncio.Queue[FetchedBatch] | None = None
 
     @property
     def queue(self) -> asyncio.Queue[FetchedBatch]:
         if self._queue is None:  # created on the app's loop, at first use
-            self._queue = asyncio.Queue(maxsize=1)
+            self._queue = asyncio.Queue(maxsize=self.depth)
         return self._queue
+
+    async def take(self, limit: int) -> list[Any]:
+        """The next fetch's records, with those of the fetches queued behind it (whole
+        fetches, in fetch order, while fewer than ``limit`` records are taken)."""
+        queue = self.queue
+        messages = (await queue.get()).messages
+        while len(messages) < limit and not queue.empty():
+            messages = messages + queue.get_nowait().messages
+        return messages
 
 
 async def drain_in_batches(consumer: Any, fetcher: Any, handoff: BatchHandoff) -> None:

@@ -109,6 +109,25 @@ class _Connection(asyncio.Protocol):
             self._watchdog = loop.call_later(self._timeout_s, self._check)
         return waiter
 
+    def call_many(self, commands: Sequence[bytes]) -> list[asyncio.Future[Any]]:
+        """Calls known together (a batch's scripts): written in one write when nothing
+        is in flight, not the first at once and the rest a loop turn later."""
+        if len(commands) == 1 or self._pending or self._out:
+            return [self.call(command) for command in commands]
+        if self.closed or self._transport is None:
+            raise RedisConnectionError("redis connection closed")
+        loop = self._loop
+        deadline = loop.time() + self._timeout_s
+        waiters: list[asyncio.Future[Any]] = []
+        for _ in commands:
+            waiter: asyncio.Future[Any] = loop.create_future()
+            self._pending.append((waiter, deadline))
+            waiters.append(waiter)
+        self._transport.write(b"".join(commands))
+        if self._watchdog is None:
+            self._watchdog = loop.call_later(self._timeout_s, self._check)
+        return waiters
+
     def _flush(self) -> None:
         out, self._out = self._out, []
         if self._transport is not None and not self.closed and out:
@@ -234,10 +253,10 @@ class PipelinedRedis:
         if connection is None or connection.closed or connection._loop is not _running():
             connection = await self._connect()
         try:
-            waiters = [connection.call(command) for command in commands]
+            waiters = connection.call_many(commands)
         except RedisConnectionError:  # found closed before anything was written
             connection = await self._connect()
-            waiters = [connection.call(command) for command in commands]
+            waiters = connection.call_many(commands)
         replies: list[Any] = []
         try:
             for waiter in waiters:

@@ -139,12 +139,42 @@ class Verification:
     behind: dict[str, int]
 
 
-@dataclass(frozen=True, slots=True)
 class BumpResult:
-    """``applied`` is False when the event id was already applied (dedupe)."""
+    """``applied`` is False when the event id was already applied (dedupe);
+    ``generations`` are the bumped fields' new values, decoded from the reply when first
+    read (the worker reads only ``applied``, for every event of every batch)."""
 
-    applied: bool
-    generations: tuple[tuple[str, int], ...] = ()
+    __slots__ = ("_decoded", "_fields", "_raw", "applied")
+
+    def __init__(
+        self,
+        applied: bool,
+        generations: tuple[tuple[str, int], ...] = (),
+        *,
+        fields: tuple[str, ...] = (),
+        reply: Sequence[Any] = (),
+    ) -> None:
+        self.applied = applied
+        self._decoded: tuple[tuple[str, int], ...] | None = generations or None
+        self._fields = fields
+        self._raw = reply
+
+    @property
+    def generations(self) -> tuple[tuple[str, int], ...]:
+        if self._decoded is None:
+            self._decoded = tuple(zip(self._fields, (int(g) for g in self._raw), strict=True))
+        return self._decoded
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BumpResult):
+            return NotImplemented
+        return (self.applied, self.generations) == (other.applied, other.generations)
+
+    def __hash__(self) -> int:
+        return hash((self.applied, self.generations))
+
+    def __repr__(self) -> str:
+        return f"BumpResult(applied={self.applied!r}, generations={self.generations!r})"
 
 
 class RedisTagStore:
@@ -564,10 +594,7 @@ def _highest_per_partition(positions: Sequence[LogPosition]) -> list[LogPosition
 def _bump_result(bump: ProductBump, raw: list[Any]) -> BumpResult:
     if int(raw[0]) == 0:
         return BumpResult(applied=False)
-    return BumpResult(
-        applied=True,
-        generations=tuple(zip(bump.fields, (int(g) for g in raw[1:]), strict=True)),
-    )
+    return BumpResult(applied=True, fields=bump.fields, reply=raw[1:])
 
 
 def _text(value: Any) -> str:

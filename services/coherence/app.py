@@ -25,7 +25,7 @@ from services.adapters.faust_transport import BatchHandoff, FetchWaitControl, tu
 from services.coherence.audit_writer import AuditWriter
 from services.coherence.fetch_wait import FetchWaitGovernor
 from services.coherence.handler import CoherenceHandler, RawRecord
-from services.coherence.metrics import CoherenceMetrics
+from services.coherence.metrics import CoherenceMetrics, observe_many
 from services.coherence.replica import ReplicaGuard
 from services.coherence.settings import CoherenceSettings
 
@@ -64,7 +64,9 @@ def create_app(
 
     guard: ReplicaGuard | None = guard_factory(handler, assigned, positions)
     apply = guard.apply if guard is not None else handler.handle_batch
-    consume = _consumer(app, handoff, apply, audit_writer, metrics, positions)
+    consume = _consumer(
+        app, handoff, apply, audit_writer, metrics, positions, limit=settings.batch_max
+    )
     app.task(consume)
 
     async def write_audit() -> None:
@@ -130,17 +132,20 @@ def _consumer(
     audit_writer: AuditWriter,
     metrics: CoherenceMetrics,
     positions: dict[int, int],
+    *,
+    limit: int,
 ) -> Callable[[], Any]:
-    """The applying task: one fetched batch at a time (one Redis round trip each), each
-    record acked only once its effect and its audit row are acknowledged."""
+    """The applying task: the fetched batches waiting, taken together (one Redis round
+    trip each time), each record acked only once its effect and its audit row are
+    acknowledged."""
 
     async def consume() -> None:
         consumer = app.consumer
         ack = consumer.ack
         broker_delay = metrics.broker_delay.observe
-        processing = metrics.processing.observe
+        processing = metrics.processing
         while True:
-            batch = (await handoff.queue.get()).messages
+            batch = await handoff.take(limit)
             received = time.time()
             records = []
             for m in batch:
@@ -149,8 +154,7 @@ def _consumer(
                 records.append(RawRecord(m.topic, m.partition, m.offset, m.key, m.value))
             audits = await apply(records)
             handled = time.time() - received
-            for _ in audits:
-                processing(handled)
+            observe_many(processing, handled, len(audits))  # one value for the batch
             for m, _ in zip(batch, audits, strict=True):  # one audit row per record
                 positions[m.partition] = m.offset + 1
 

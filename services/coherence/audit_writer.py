@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from services.adapters.sql.audit import AuditLog, AuditRecord, sanitized
@@ -38,12 +39,16 @@ class AuditWriter:
     #: they fill a batch.
     _queued_rows: int = field(init=False, default=0)
     _full: asyncio.Event = field(init=False)
+    #: The one thread that writes (SQL drivers block): a write is a hand-over to it,
+    #: without ``asyncio.to_thread``'s context copy and the default executor's pool.
+    _thread: ThreadPoolExecutor = field(init=False)
 
     def __post_init__(self) -> None:
         self._queue = asyncio.Queue()
         self._room = asyncio.Event()
         self._room.set()
         self._full = asyncio.Event()
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit-writer")
 
     async def submit(self, record: AuditRecord, on_durable: AckCallback) -> None:
         """Queue a row; waits when too many rows are pending (backpressure)."""
@@ -75,8 +80,10 @@ class AuditWriter:
             first = await self._queue.get()
             if self._queued_rows < self.batch_size:
                 self._full.clear()
-                with contextlib.suppress(TimeoutError):  # the flush is due
-                    await asyncio.wait_for(self._full.wait(), self.flush_s)
+                # The flush is due (asyncio.timeout, unlike wait_for, starts no task).
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.flush_s):
+                        await self._full.wait()
             batch = [first]
             rows = len(first[0])
             while rows < self.batch_size and not self._queue.empty():
@@ -117,11 +124,13 @@ class AuditWriter:
         def count(_exc: TransientError) -> None:
             self.metrics.retries.labels("database").inc()
 
+        loop = asyncio.get_running_loop()
+
         async def write() -> None:
             try:
-                await asyncio.to_thread(self.audit.record_many, records)
+                await loop.run_in_executor(self._thread, self.audit.record_many, records)
             except AuditRejected:
-                await asyncio.to_thread(self._write_one_by_one, records)
+                await loop.run_in_executor(self._thread, self._write_one_by_one, records)
 
         await retry_forever("audit write", write, self.backoff, count)
         for rows, on_durable in batch:

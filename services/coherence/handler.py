@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from services.adapters.redis_tag_store import BumpRequest, LogPosition
 from services.adapters.sql.audit import AuditRecord
-from services.coherence.metrics import CoherenceMetrics
+from services.coherence.metrics import CoherenceMetrics, observe_many
 from services.coherence.retry import Backoff, retry_forever
 from services.core.catalog import STORE_PRODUCT_ID
 from services.core.errors import InvalidEvent, InvalidReason, ReplicaBehind, TransientError
@@ -284,9 +284,11 @@ class CoherenceHandler:
         now = self.clock()
         out: list[tuple[int, AuditRecord]] = []
         cursor = 0
-        # Counters once per batch (a lock each); histograms take every event's value.
+        # Counters and the round-trip histogram once per batch (a lock each); the lag
+        # histogram takes every event's value.
         counted = {Outcome.APPLIED: 0, Outcome.DUPLICATE: 0}
         tags_bumped = 0
+        lag = self.metrics.invalidation_lag.observe
         for index, record, event, plan in pending:
             mine = results[cursor : cursor + len(plan.bumps)]
             cursor += len(plan.bumps)
@@ -295,8 +297,7 @@ class CoherenceHandler:
             outcome = Outcome.APPLIED if applied else Outcome.DUPLICATE
             counted[outcome] += 1
             if applied and not replay:
-                self.metrics.bump_duration.observe(bump_s)
-                self.metrics.invalidation_lag.observe(lag_s)
+                lag(lag_s)
                 tags_bumped += plan.tag_count
             out.append(
                 (
@@ -324,6 +325,8 @@ class CoherenceHandler:
                 )
             )
         if not replay:  # re-applied records are counted by the replica guard
+            # every applied event of the batch took the batch's round trip
+            observe_many(self.metrics.bump_duration, bump_s, counted[Outcome.APPLIED])
             for outcome, n in counted.items():
                 if n:
                     self._outcomes[outcome].inc(n)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import JSON, Engine, func, select
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 
 from services.adapters.sql.engine import insert_or_ignore
@@ -70,6 +70,10 @@ def sanitized(record: AuditRecord, why: str) -> AuditRecord:
     )
 
 
+#: Serialized JSON lists remembered before the memo starts over.
+_JSON_KEPT = 16_384
+
+
 @dataclass(frozen=True, slots=True)
 class _CompiledInsert:
     """The audit insert compiled once for the engine's dialect, with each column's own
@@ -81,6 +85,10 @@ class _CompiledInsert:
     names: tuple[str, ...]
     processors: tuple[Callable[[Any], Any] | None, ...]
     positional: bool
+    #: which parameters are JSON lists (changed fields, tags): the same lists recur
+    #: (one plan per product and fields), so each is serialized once (``_JSON_KEPT``)
+    json_lists: tuple[bool, ...] = ()
+    _serialized: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)
 
     @classmethod
     def of(cls, engine: Engine) -> _CompiledInsert:
@@ -96,18 +104,35 @@ class _CompiledInsert:
             columns[name].type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
             for name in names
         )
-        return cls(compiled.string, names, processors, compiled.positional)
+        json_lists = tuple(isinstance(columns[name].type, JSON) for name in names)
+        return cls(compiled.string, names, processors, compiled.positional, json_lists)
 
     def parameters(self, records: Sequence[AuditRecord]) -> list[Any]:
         """Each record's parameters, every value through its column's processor (None
         included, as SQLAlchemy does: a processor decides what None becomes)."""
-        pairs = tuple(zip(self.names, self.processors, strict=True))
+        columns = tuple(
+            zip(range(len(self.names)), self.names, self.processors, self.json_lists, strict=True)
+        )
+        serialized = self._serialized
         rows: list[tuple[Any, ...]] = []
         for record in records:
             row = []
-            for name, process in pairs:
+            for i, name, process, json_list in columns:
                 value = getattr(record, name)
-                row.append(value if process is None else process(value))
+                if process is None:
+                    row.append(value)
+                elif json_list and isinstance(value, list):
+                    # A JSON column's processor only serializes: its output depends on
+                    # the list's items alone.
+                    key = (i, tuple(value))
+                    text = serialized.get(key)
+                    if text is None:
+                        if len(serialized) >= _JSON_KEPT:
+                            serialized.clear()
+                        text = serialized[key] = process(value)
+                    row.append(text)
+                else:
+                    row.append(process(value))
             rows.append(tuple(row))
         if self.positional:
             return rows

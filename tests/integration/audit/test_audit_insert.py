@@ -117,3 +117,45 @@ def test_a_refused_row_is_a_typed_error(tmp_path: Path) -> None:
     without_id = replace(_records("t")[0], event_id=None)  # type: ignore[arg-type]
     with pytest.raises(AuditRejected):  # NOT NULL
         AuditLog(make_engine(url)).record_many([without_id])
+
+
+def test_a_recurring_list_is_serialized_once_and_reads_back_the_same(
+    two_databases: tuple[str, str],
+) -> None:
+    """The same changed fields and tags recur (one plan per product and fields): each
+    distinct list goes through its JSON column's processor once."""
+    _, url = two_databases
+    token = uuid.uuid4().hex
+    applied = _records(token)[0]
+    other_tags = ["iphone_15/s:weight"]
+    records = [
+        replace(applied, event_id=f"e{n}-{token}", tags=other_tags if n == 2 else applied.tags)
+        for n in range(4)
+    ]
+    log = AuditLog(make_engine(url))
+    calls: list[Any] = []
+
+    def counted(process: Any) -> Any:
+        def run(value: Any) -> Any:
+            calls.append(value)
+            return process(value)
+
+        return run
+
+    insert = log._insert
+    log._insert = replace(
+        insert,
+        processors=tuple(
+            counted(p) if json_list and p is not None else p
+            for p, json_list in zip(insert.processors, insert.json_lists, strict=True)
+        ),
+    )
+    log.record_many(records)
+    # changed_fields: one list; tags: two lists (None items would mean no JSON columns).
+    assert sorted(map(tuple, calls)) == sorted(
+        [tuple(applied.changed_fields), tuple(applied.tags), tuple(other_tags)]
+    )
+    rows = {r["event_id"]: r for r in _rows(url, token)}
+    for record in records:
+        assert rows[record.event_id]["tags"] == record.tags
+        assert rows[record.event_id]["changed_fields"] == record.changed_fields

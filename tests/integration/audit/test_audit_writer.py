@@ -4,7 +4,8 @@ are committed, and submitting waits while too many rows are pending."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -97,3 +98,40 @@ def test_submitting_waits_while_too_many_rows_are_pending(tmp_path: Path) -> Non
     asyncio.run(run())
     assert order[:3] == ["still waiting", "acked", "submitted"]
     assert audit.applied_event_ids() == {"e-1", "e-2", "e-3"}
+
+
+def test_every_write_runs_on_the_writers_own_thread(tmp_path: Path) -> None:
+    """One thread of its own for all writes (not the loop's default executor)."""
+    audit = _audit(tmp_path)
+    threads: list[str] = []
+    record_many = audit.record_many
+
+    def recording(records: Sequence[AuditRecord]) -> None:
+        threads.append(threading.current_thread().name)
+        record_many(records)
+
+    audit.record_many = recording  # type: ignore[method-assign]
+    writer = AuditWriter(audit, CoherenceMetrics.create(), flush_s=0.005)
+
+    async def run() -> None:
+        done = asyncio.Event()
+        acks = 0
+
+        async def ack() -> None:
+            nonlocal acks
+            acks += 1
+            if acks == 3:
+                done.set()
+
+        task = asyncio.create_task(writer.run())
+        for n in range(3):
+            await writer.submit(_record(n), ack)
+            await asyncio.sleep(0.02)  # one write each
+        await done.wait()
+        task.cancel()
+
+    asyncio.run(run())
+    assert len(threads) == 3
+    assert {t.split("_")[0] for t in threads} == {"audit-writer"}
+    assert len(set(threads)) == 1
+    assert audit.applied_event_ids() == {"e-0", "e-1", "e-2"}

@@ -220,3 +220,20 @@ async def test_an_unguarded_store_takes_positions_and_keeps_no_record(
     assert (await store.bump_many([bump], [LogPosition("t", 0, 6)]))[0].applied
     assert await store.bump_many([], [LogPosition("t", 0, 7)]) == []
     assert not await redis_client.exists(ReplicaKeys(keyspace.prefix).record)
+
+
+async def test_a_batch_reply_decodes_generations_only_when_read(
+    redis_client: aioredis.Redis, keyspace: KeySpace
+) -> None:
+    """The worker reads only ``applied`` of each result; the new generations are decoded
+    from the reply when something (an admin purge) reads them, and match Redis."""
+    store = RedisTagStore(redis_client, keyspace)
+    fields = ("s:weight", "i:query_spec")
+    bump = BumpRequest(ProductBump("iphone_15", fields), "lazy-1", 2)
+    again = BumpRequest(ProductBump("iphone_15", fields), "lazy-1", 2)
+    first, duplicate = await store.bump_many([bump]) + await store.bump_many([again])
+    assert first.applied and not duplicate.applied
+    assert first._decoded is None  # nothing decoded yet
+    held = await store.generations("iphone_15")
+    assert first.generations == tuple((f, int(held[f])) for f in fields)
+    assert duplicate.generations == ()

@@ -86,6 +86,26 @@ async def test_scripts_sent_together_answer_in_order(pipeline: PipelinedRedis) -
     assert await pipeline.execute("PING") == b"PONG"  # nothing left unanswered
 
 
+async def test_a_batch_of_scripts_is_one_write(pipeline: PipelinedRedis) -> None:
+    """Nothing in flight: the calls of one batch leave in a single write (not the first
+    at once and the rest a loop turn later, two writes and two replies to read)."""
+    known = Script.of("return 7")
+    await pipeline.evalsha(known, [])  # connected, the script loaded
+    connection = pipeline._connection
+    assert connection is not None and connection._transport is not None
+    transport = connection._transport
+    writes: list[bytes] = []
+    write = transport.write
+
+    def counting(data: bytes | bytearray | memoryview) -> None:
+        writes.append(bytes(data))
+        write(data)
+
+    transport.write = counting  # type: ignore[method-assign]
+    assert await pipeline.evalsha_many([(known, [], [])] * 3) == [7, 7, 7]
+    assert len(writes) == 1 and writes[0].count(b"EVALSHA") == 3
+
+
 async def test_a_killed_connection_is_replaced(
     redis_client: aioredis.Redis, pipeline: PipelinedRedis
 ) -> None:
