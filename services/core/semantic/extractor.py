@@ -446,7 +446,10 @@ class SemanticExtractor:
                 }
                 if any((h.start, h.end) not in adverbs for h in inside):
                     continue
-            elif not _FIRST_PERSON.search(clause):
+            elif not _FIRST_PERSON.search(clause) or (
+                intent == "personal" and any(ch.isdigit() for ch in clause)
+            ):
+                # A personal clause with a number (an order, a phone) stays personal.
                 continue
             blanked.append((start, end))
         if not blanked:
@@ -493,11 +496,15 @@ class SemanticExtractor:
                 blanked = _blank_spans(gate_text, spans)
                 if blanked != gate_text:
                     bypass = self._gate.first_bypass(blanked, boundaries, structural)
+        spec_only = False
         if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
             # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
             # (no product, no attribute word) carries no bypass of the question asked.
             situation = self._situation_blanked(gate_text, masked, boundaries, bypass[0])
             if situation is not None:
+                # "我买了个磁吸底座，苹果16无线充几瓦": what the asker did is theirs, but
+                # a catalog product's spec is everyone's answer; a policy stays theirs.
+                spec_only = bypass[0] == "personal"
                 bypass = self._gate.first_bypass(situation, boundaries, structural)
         if bypass is not None:
             return Bypass(*bypass), False, ()
@@ -537,6 +544,8 @@ class SemanticExtractor:
             # "苹果16包邮吗": the policy applies to the store, not to phones (attributes.json's
             # applies_to), so the store-wide rule answers it, under the store-wide key.
             product = None
+        if spec_only and (product is None or spec.kind == "policy"):
+            return Bypass("personal", "the asker's own situation, and no product spec"), False, ()
         if product is None:
             if spec.kind != "policy":
                 return NoFingerprint("spec question without a catalog product"), False, ()
@@ -611,7 +620,7 @@ class SemanticExtractor:
 
 
 #: Bypass intents whose cues may only describe the asker's situation in a clause of its own.
-_SITUATION_INTENTS = frozenset(("realtime", "predict", "compare"))
+_SITUATION_INTENTS = frozenset(("realtime", "predict", "compare", "personal"))
 #: A question is a few clauses; past this many, none is read as a situation (each clause
 #: is checked against every cue, which must stay linear in the question's length).
 _MAX_SITUATION_CLAUSES = 6
