@@ -616,7 +616,17 @@ class SemanticExtractor:
             intent=spec.intent,
             constraints=constraint_choice.constraints,
         )
-        return fingerprint, choice.by_unit, value_nouns
+        # A variant the fingerprint names by a number in a unit ("the bigger 45 mm one,
+        # how much") is no sign of the attribute asked: the second reader reads the
+        # question without it, as it does without the nouns of stated values (its unit
+        # would read as a size). Worded values (电池质保, 长焦) imply the attribute: kept.
+        chosen = {f"{key}={value}" for key, value in constraint_choice.constraints}
+        variants = tuple(
+            (h.start, h.end)
+            for h in reading.hits
+            if h.label in chosen and any(ch.isdigit() for ch in h.text)
+        )
+        return fingerprint, choice.by_unit, (*value_nouns, *variants)
 
 
 #: Bypass intents whose cues may only describe the asker's situation in a clause of its own.
