@@ -503,7 +503,8 @@ class SemanticExtractor:
             situation = self._situation_blanked(gate_text, masked, boundaries, bypass[0])
             if situation is not None:
                 # "我买了个磁吸底座，苹果16无线充几瓦": what the asker did is theirs, but
-                # a catalog product's spec is everyone's answer; a policy stays theirs.
+                # a catalog product's spec is everyone's answer; a policy or a price
+                # (what they paid) stays theirs.
                 spec_only = bypass[0] == "personal"
                 bypass = self._gate.first_bypass(situation, boundaries, structural)
         if bypass is not None:
@@ -544,7 +545,9 @@ class SemanticExtractor:
             # "苹果16包邮吗": the policy applies to the store, not to phones (attributes.json's
             # applies_to), so the store-wide rule answers it, under the store-wide key.
             product = None
-        if spec_only and (product is None or spec.kind == "policy"):
+        if spec_only and (
+            product is None or spec.kind == "policy" or attribute in self._money_attributes
+        ):
             return Bypass("personal", "the asker's own situation, and no product spec"), False, ()
         if product is None:
             if spec.kind != "policy":

@@ -42,6 +42,8 @@ ATTRIBUTE_MARGIN = 25.0
 #: A veto is checked without each word in turn only for questions up to this many words
 #: (a few clauses; the check stays linear in a question's length).
 _MAX_LEFT_OUT_WORDS = 16
+#: Nats above the classes' mean that count as a sign of an attribute (not a tie).
+_SIGN = 1.0
 _FRAMES_PER_FORM = 12
 _SMOOTHING = 0.1
 
@@ -426,8 +428,12 @@ class NgramReader:
         if not 2 <= len(words) <= _MAX_LEFT_OUT_WORDS:
             return False
         for index in range(len(words)):
-            scored = self._attribute.ranking(" ".join(words[:index] + words[index + 1 :]))
-            if scored[0][1] - dict(scored)[attribute] <= ATTRIBUTE_MARGIN:
+            scored = dict(self._attribute.ranking(" ".join(words[:index] + words[index + 1 :])))
+            own = scored[attribute]
+            # ... and what is left must still carry a sign of the attribute (above the
+            # classes' mean): without its only informative word, every class ties.
+            signed = own - sum(scored.values()) / len(scored) > _SIGN
+            if signed and max(scored.values()) - own <= ATTRIBUTE_MARGIN:
                 return True
         return False
 
