@@ -496,6 +496,15 @@ class SemanticExtractor:
                 blanked = _blank_spans(gate_text, spans)
                 if blanked != gate_text:
                     bypass = self._gate.first_bypass(blanked, boundaries, structural)
+        if bypass is not None and bypass[0] == "compare" and "compare" not in structural:
+            # "车位比较小": 比较 before an adjective is "fairly" wherever it stands; a
+            # question with one product and no other compare word compares nothing.
+            adverbs = set(self._segmenter.degree_adverbs(gate_text))
+            cues = self._gate.hits("compare", gate_text, boundaries)
+            if adverbs and all((h.start, h.end) in adverbs for h in cues):
+                bypass = self._gate.first_bypass(
+                    gate_text, boundaries, structural, skip=frozenset(("compare",))
+                )
         spec_only = False
         if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
             # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
@@ -606,7 +615,10 @@ class SemanticExtractor:
             # "盒子里有70W适配器吗": the answer lists things, and a value in a unit
             # (70W) describes the thing asked about, not a variant of the product.
             durations += [h for h in attribute_hits if parse_label(h.label).kind == "value"]
-        stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
+        # A value read but ruled out ("512不够") is understood, though not asked.
+        stray = _unexplained_number(
+            masked, [*reading.hits, *reading.negated, *choice.hits, *durations]
+        )
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}"), False, ()
         values = [h for h in choice.hits if h.label.startswith("#")]
