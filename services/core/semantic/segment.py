@@ -17,6 +17,7 @@ import jieba.posseg
 #: Adjectives of quantity jieba tags as numerals: 比较 before them is "fairly" too.
 _QUANTITY = frozenset(("多", "少"))
 
+
 class WordSegmenter:
     """A private jieba tokenizer, initialised once and quietly."""
 

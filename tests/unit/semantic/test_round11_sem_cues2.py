@@ -64,7 +64,7 @@ def test_reader_reads_without_the_variant_named_by_a_number(
     # The rules hand the reader the span of "46 mm" (a case size) with the nouns of
     # stated values, so its unit is not read as a size asked.
     norm = extractor.normaliser.normalise("huawei watch gt 4 the 46 mm one, how much")
-    _, _, _, spans = extractor._decide_rules("", norm)  # noqa: SLF001 - the spans handed over
+    _, _, _, spans = extractor._decide_rules("", norm)
     assert any(norm[start:end] == "46 mm" for start, end in spans)
 
 
@@ -107,7 +107,7 @@ def test_still_bypassed(extractor: SemanticExtractor, question: str, intent: str
 
 
 def test_degree_adverb_before_quantity(extractor: SemanticExtractor) -> None:
-    segmenter = extractor._segmenter  # noqa: SLF001 - the tagger's reading is the mechanism
+    segmenter = extractor._segmenter
     assert segmenter.degree_adverbs("我拍照比较少") == [(3, 5)]
     assert segmenter.degree_adverbs("比较一下价格") == []
 
