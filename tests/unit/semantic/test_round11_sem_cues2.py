@@ -64,7 +64,7 @@ def test_reader_reads_without_the_variant_named_by_a_number(
     # The rules hand the reader the span of "46 mm" (a case size) with the nouns of
     # stated values, so its unit is not read as a size asked.
     norm = extractor.normaliser.normalise("huawei watch gt 4 the 46 mm one, how much")
-    _, _, _, spans = extractor._decide_rules("", norm)
+    spans = extractor._decide_rules("", norm)[3]
     assert any(norm[start:end] == "46 mm" for start, end in spans)
 
 
