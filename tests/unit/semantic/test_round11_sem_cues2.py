@@ -68,6 +68,12 @@ def test_reader_reads_without_the_variant_named_by_a_number(
     assert any(norm[start:end] == "46 mm" for start, end in spans)
 
 
+def test_how_long_to_reach_me_is_delivery(extractor: SemanticExtractor) -> None:
+    decision = extractor.decide("how long will an order take to reach us")
+    assert isinstance(decision, Fingerprint), decision
+    assert decision.attribute == "delivery_time"
+
+
 def test_a_storage_unit_spelled_out_but_not_read_abstains(extractor: SemanticExtractor) -> None:
     decision = extractor.decide("iphone 15 pro three terabyte price")
     assert isinstance(decision, NoFingerprint), decision
