@@ -134,9 +134,13 @@ class AdmissionGate:
         masked: str,
         boundaries: frozenset[int],
         structural: Mapping[str, str],
+        skip: frozenset[str] = frozenset(),
     ) -> tuple[str, str] | None:
-        """The highest-precedence bypass intent that applies, with the evidence."""
+        """The highest-precedence bypass intent that applies, with the evidence
+        (``skip``: intents known not to apply)."""
         for intent in self._order:
+            if intent in skip:
+                continue
             if intent in structural:
                 return intent, structural[intent]
             phrase_set = self._sets.get(intent)

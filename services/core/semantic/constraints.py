@@ -47,6 +47,12 @@ class ConstraintChoice:
 
 #: How far before a constraint value a negation may stand ("charge without a cable").
 _NEGATION_WINDOW = 12
+#: Words right after a value that reject it ("512不够", "256 is not enough"): the value
+#: the asker rules out, negated as a negation before it would.
+_REJECTED_AFTER = re.compile(
+    r"\s*(的)?(不够|不行|太小|太少|太贵|不考虑|"
+    r"(is |are |was |'s )?(not enough|isn't enough|too small|too little|won't do|doesn't cut it))"
+)
 _CLAUSE_MARKS = (",", "，", ".", "。", "?", "？", "!", "！", ";", "；")
 
 
@@ -144,6 +150,8 @@ class ConstraintResolver:
         for other in others:
             if other is not hit and window_start < other.end <= hit.start:
                 window_start = other.end
+        if _REJECTED_AFTER.match(text, hit.end):
+            return True
         before = text[window_start : hit.start]
         clause = max(before.rfind(p) for p in _CLAUSE_MARKS)
         before = before[clause + 1 :]

@@ -516,7 +516,10 @@ class SemanticExtractor:
                 }
                 if any((h.start, h.end) not in adverbs for h in inside):
                     continue
-            elif not _FIRST_PERSON.search(clause):
+            elif not _FIRST_PERSON.search(clause) or (
+                intent == "personal" and any(ch.isdigit() for ch in clause)
+            ):
+                # A personal clause with a number (an order, a phone) stays personal.
                 continue
             blanked.append((start, end))
         if not blanked:
@@ -563,11 +566,25 @@ class SemanticExtractor:
                 blanked = _blank_spans(gate_text, spans)
                 if blanked != gate_text:
                     bypass = self._gate.first_bypass(blanked, boundaries, structural)
+        if bypass is not None and bypass[0] == "compare" and "compare" not in structural:
+            # "车位比较小": 比较 before an adjective is "fairly" wherever it stands; a
+            # question with one product and no other compare word compares nothing.
+            adverbs = set(self._segmenter.degree_adverbs(gate_text))
+            cues = self._gate.hits("compare", gate_text, boundaries)
+            if adverbs and all((h.start, h.end) in adverbs for h in cues):
+                bypass = self._gate.first_bypass(
+                    gate_text, boundaries, structural, skip=frozenset(("compare",))
+                )
+        spec_only = False
         if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
             # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
             # (no product, no attribute word) carries no bypass of the question asked.
             situation = self._situation_blanked(gate_text, masked, boundaries, bypass[0])
             if situation is not None:
+                # "我买了个磁吸底座，苹果16无线充几瓦": what the asker did is theirs, but
+                # a catalog product's spec is everyone's answer; a policy or a price
+                # (what they paid) stays theirs.
+                spec_only = bypass[0] == "personal"
                 bypass = self._gate.first_bypass(situation, boundaries, structural)
         if bypass is not None:
             return Bypass(*bypass), False, ()
@@ -607,6 +624,10 @@ class SemanticExtractor:
             # "苹果16包邮吗": the policy applies to the store, not to phones (attributes.json's
             # applies_to), so the store-wide rule answers it, under the store-wide key.
             product = None
+        if spec_only and (
+            product is None or spec.kind == "policy" or attribute in self._money_attributes
+        ):
+            return Bypass("personal", "the asker's own situation, and no product spec"), False, ()
         if product is None:
             if spec.kind != "policy":
                 return NoFingerprint("spec question without a catalog product"), False, ()
@@ -668,7 +689,10 @@ class SemanticExtractor:
             # "盒子里有70W适配器吗": the answer lists things, and a value in a unit
             # (70W) describes the thing asked about, not a variant of the product.
             durations += [h for h in attribute_hits if parse_label(h.label).kind == "value"]
-        stray = _unexplained_number(masked, [*reading.hits, *choice.hits, *durations])
+        # A value read but ruled out ("512不够") is understood, though not asked.
+        stray = _unexplained_number(
+            masked, [*reading.hits, *reading.negated, *choice.hits, *durations]
+        )
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}"), False, ()
         values = [h for h in choice.hits if h.label.startswith("#")]
@@ -681,11 +705,21 @@ class SemanticExtractor:
             intent=spec.intent,
             constraints=constraint_choice.constraints,
         )
-        return fingerprint, choice.by_unit, value_nouns
+        # A variant the fingerprint names by a number in a unit ("the bigger 45 mm one,
+        # how much") is no sign of the attribute asked: the second reader reads the
+        # question without it, as it does without the nouns of stated values (its unit
+        # would read as a size). Worded values (电池质保, 长焦) imply the attribute: kept.
+        chosen = {f"{key}={value}" for key, value in constraint_choice.constraints}
+        variants = tuple(
+            (h.start, h.end)
+            for h in reading.hits
+            if h.label in chosen and any(ch.isdigit() for ch in h.text)
+        )
+        return fingerprint, choice.by_unit, (*value_nouns, *variants)
 
 
 #: Bypass intents whose cues may only describe the asker's situation in a clause of its own.
-_SITUATION_INTENTS = frozenset(("realtime", "predict", "compare"))
+_SITUATION_INTENTS = frozenset(("realtime", "predict", "compare", "personal"))
 #: A question is a few clauses; past this many, none is read as a situation (each clause
 #: is checked against every cue, which must stay linear in the question's length).
 _MAX_SITUATION_CLAUSES = 6

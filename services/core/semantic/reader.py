@@ -39,6 +39,11 @@ ATTRIBUTE_TOP = 5
 #: had 26.3. The margin is fitted to those sets: a new catalog may want it re-measured
 #: (``without_second_reader`` in ``cachecoh eval semantic``).
 ATTRIBUTE_MARGIN = 25.0
+#: A veto is checked without each word in turn only for questions up to this many words
+#: (a few clauses; the check stays linear in a question's length).
+_MAX_LEFT_OUT_WORDS = 16
+#: Nats above the classes' mean that count as a sign of an attribute (not a tie).
+_SIGN = 1.0
 _FRAMES_PER_FORM = 12
 _SMOOTHING = 0.1
 
@@ -409,6 +414,29 @@ class NgramReader:
         self._attribute = _NaiveBayes(attribute_examples, name_grams)
         self.training_questions = len(attribute_examples)
 
+    def _one_word_margin(self, text: str, attribute: str) -> bool:
+        """Whether the question without one of its words is within the margin of
+        ``attribute``: a confident reading that rests on a single word is no veto.
+
+        A multinomial reader counts every 1-3-gram of a word, so one word distinctive of
+        one attribute's forms ("take" and "ship" of the delivery time's "how long does
+        shipping take") is worth 25 nats on its own, and how much depends on how many
+        forms that attribute lists; in "how many kW does it take on AC charging" the
+        rules read the word in context. A reading shared by two words or more still
+        vetoes. Only for questions of a few words (each word costs one more ranking)."""
+        words = text.split()
+        if not 2 <= len(words) <= _MAX_LEFT_OUT_WORDS:
+            return False
+        for index in range(len(words)):
+            scored = dict(self._attribute.ranking(" ".join(words[:index] + words[index + 1 :])))
+            own = scored[attribute]
+            # ... and what is left must still carry a sign of the attribute (above the
+            # classes' mean): without its only informative word, every class ties.
+            signed = own - sum(scored.values()) / len(scored) > _SIGN
+            if signed and max(scored.values()) - own <= ATTRIBUTE_MARGIN:
+                return True
+        return False
+
     def attribute_rank(self, text: str, attribute: str) -> int:
         ranking = [c for c, _ in self._attribute.ranking(text)]
         return ranking.index(attribute) if attribute in ranking else len(ranking)
@@ -453,6 +481,8 @@ class NgramReader:
         attribute_agrees = attribute_settled or attribute in ranking[:ATTRIBUTE_TOP]
         if attribute_agrees:
             attribute_agrees = scored[0][1] - dict(scored)[attribute] <= ATTRIBUTE_MARGIN
+            if not attribute_agrees:
+                attribute_agrees = self._one_word_margin(text, attribute)
         if product is None:
             return ReaderVerdict(None, best_attribute, attribute_agrees)
         winners, _ = self._product.best(text)

@@ -14,6 +14,9 @@ from collections.abc import Iterable
 import jieba
 import jieba.posseg
 
+#: Adjectives of quantity jieba tags as numerals: 比较 before them is "fairly" too.
+_QUANTITY = frozenset(("多", "少"))
+
 
 class WordSegmenter:
     """A private jieba tokenizer, initialised once and quietly."""
@@ -69,8 +72,9 @@ class WordSegmenter:
         spans: list[tuple[int, int]] = []
         position = 0
         for index, (word, flag) in enumerate(tagged):
-            following = tagged[index + 1][1] if index + 1 < len(tagged) else ""
-            if flag.startswith("d") and following.startswith("a"):
+            following, after = tagged[index + 1][::-1] if index + 1 < len(tagged) else ("", "")
+            # 多 / 少 are adjectives of quantity the tagger calls numerals (打游戏比较多).
+            if flag.startswith("d") and (following.startswith("a") or after in _QUANTITY):
                 spans.append((position, position + len(word)))
             position += len(word)
         return spans
