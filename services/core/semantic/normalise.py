@@ -101,6 +101,14 @@ _EN_NUMBER = (
     + "|".join(sorted((k for k in _EN_UNITS if k != "one"), key=len, reverse=True))
     + ")"
 )
+#: A number right before a storage unit is a storage size, the unit's word its symbol
+#: ("one terabyte" = 1tb, "two tb" = 2tb, "256 gigabytes" = 256gb): "one" before a unit
+#: is no pronoun.
+_SPOKEN_STORAGE = re.compile(
+    r"(?<![a-z'\d.])(\d+|one|"
+    + _EN_NUMBER
+    + r")[\s-]*(terabytes?|tb|gigabytes?|gigs?|gb)(?![a-z])"
+)
 #: A number word before a counted noun counts it ("the model three years ago"): no
 #: model number.
 _COUNTED = (
@@ -234,6 +242,8 @@ class TextNormaliser:
             out = self._spelling.correct(out)
         if self._spoken_number is not None:
             out = self._spoken_number.sub(_spoken_model_number, out)
+        if "byte" in out or "tb" in out or "gb" in out or "gig" in out:
+            out = _SPOKEN_STORAGE.sub(_spoken_storage, out)
         if self._look_alike is not None:
             # 小米l4, 华为mate 6o: l and o typed for 1 and 0 inside a model number
             out = self._look_alike.sub(_digit_look_alike, out)
@@ -300,6 +310,14 @@ def _digit_look_alike(match: re.Match[str]) -> str:
 
 def _spoken_model_number(match: re.Match[str]) -> str:
     return f"{match.group(1)} {parse_english_number(match.group(2))}"
+
+
+def _spoken_storage(match: re.Match[str]) -> str:
+    number, unit = match.group(1), match.group(2)
+    if number.isdigit() and not unit.endswith("byte") and not unit.endswith("bytes"):
+        return match.group(0)  # "512 gigs", "1tb": written as the value patterns read them
+    value = number if number.isdigit() else str(parse_english_number(number))
+    return f"{value}{'tb' if unit.startswith('t') else 'gb'}"
 
 
 def _ordinal_generation(match: re.Match[str]) -> str:
