@@ -105,6 +105,10 @@ class ProductMatcher:
         self._normaliser = normaliser
         self._categories = {e.product_id: e.category for e in entries}
         self._brand_of = {e.product_id: e.brand for e in entries}
+        # The name a short form no name-reading reader can see is shown to it as (15超大杯).
+        self._shown_name = {
+            e.product_id: normaliser.normalise(e.names[0]) for e in entries if e.names
+        }
         self._filler = frozenset(filler_tokens)
 
         words: set[str] = set()
@@ -705,6 +709,9 @@ class ProductMatcher:
             and (tokens[start - 1].is_latin or tokens[start - 1].is_number)
         ):
             return None  # "k60 pro" is another brand's model
+        nicknamed = self._bare_nickname(tokens, start)
+        if nicknamed is not None:
+            return nicknamed
         for length in self._bare_lengths:
             window = tokens[start : start + length]
             if len(window) != length or not all(t.adjacent for t in window[1:]):
@@ -727,6 +734,34 @@ class ProductMatcher:
             (product_id,) = ids
             return Mention(start_char, end_char, product_id, derived=True), end
         return self._bare_letter(tokens, start)
+
+    def _bare_nickname(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """ "15超大杯": a model number and a variant nickname right after it, with no brand
+        before: the bare tails that are the number + one of the nickname's variant words.
+        Exactly one names it; none, when tails of that number exist, is a variant the
+        catalog does not sell (never a neighbouring variant); several stay ambiguous."""
+        first = tokens[start]
+        after = start + 1
+        if after >= len(tokens) or not tokens[after].adjacent:
+            return None
+        for nickname, alternatives in self._nicknames:
+            if not _starts_with(tokens, after, nickname):
+                continue
+            found = frozenset(
+                i for alt in alternatives for i in self._bare_tails.get((first.text, *alt), ())
+            )
+            end = after + len(nickname)
+            span = (first.start, tokens[end - 1].end)
+            if len(found) == 1:
+                (product_id,) = found
+                listed = self._shown_name.get(product_id, "")
+                return Mention(*span, product_id, derived=True, listed=listed), end
+            if found:
+                return Mention(*span, reason="ambiguous name"), end
+            if any(tail[0] == first.text and len(tail) > 1 for tail in self._bare_tails):
+                return Mention(*span, reason="variant we do not sell"), end
+            return None
+        return None
 
     def _lettered(
         self, tokens: Sequence[Token], end: int, suffix_end: int, ids: frozenset[str]
