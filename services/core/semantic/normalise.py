@@ -105,9 +105,7 @@ _EN_NUMBER = (
 #: ("one terabyte" = 1tb, "two tb" = 2tb, "256 gigabytes" = 256gb): "one" before a unit
 #: is no pronoun.
 _SPOKEN_STORAGE = re.compile(
-    r"(?<![a-z'\d.])(\d+|one|"
-    + _EN_NUMBER
-    + r")[\s-]*(terabytes?|tb|gigabytes?|gigs?|gb)(?![a-z])"
+    r"(?<![a-z'\d.])(\d+|one|" + _EN_NUMBER + r")[\s-]*(terabytes?|tb|gigabytes?|gigs?|gb)(?![a-z])"
 )
 #: A number word before a counted noun counts it ("the model three years ago"): no
 #: model number.

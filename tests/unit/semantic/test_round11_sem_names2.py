@@ -1,0 +1,76 @@
+"""Round 7, second names pass (issue 15): a Chinese word the name vocabulary writes
+before a model number is a series word (毛豆 of 毛豆3, so 毛豆三 is 毛豆3), a storage
+size spoken or spelt out is its symbol (one terabyte = 1tb), and a bare model number
+with a cup-size variant nickname (15超大杯) names the one bare tail of that number and
+the nickname's variant. Questions written for these tests, not taken from any labelled
+set."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from services.core.semantic.fingerprint import Bypass
+from services.core.semantic.lexicon import numbered_synonyms
+from tests.unit.semantic.decisions import cid_of
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # 毛豆3 is listed for "model 3": a Chinese numeral after 毛豆 is the model number.
+        ("毛豆三车身多重", "tesla_model_3|weight|"),
+        ("毛豆三车长多少", "tesla_model_3|dimensions|"),
+        # a storage size in words, or with the unit spelt out
+        ("xiaomi 14 price for the one terabyte model", "xiaomi_14|price|storage=1TB"),
+        ("iphone 15 price with 256 gigabytes", "iphone_15|price|storage=256GB"),
+        # a bare model number + cup-size nickname: the one model of that tail + variant
+        ("15大杯屏幕多大", "iphone_15_pro|screen_size|"),
+        ("16大杯重量多少", "iphone_16_pro|weight|"),
+        ("15超大杯重量多少", "iphone_15_pro_max|weight|"),
+    ],
+)
+def test_names_read(extractor: SemanticExtractor, question: str, cid: str) -> None:
+    assert cid_of(extractor.decide(question)) == cid
+
+
+def test_series_word_of_a_numbered_synonym() -> None:
+    # The Chinese word written before the number is a series word; a Latin-only or a
+    # lettered member (毛豆y) gives none.
+    words = numbered_synonyms(["Model 3"], [["model 3", "毛豆3"], ["model y", "毛豆y"]])
+    assert "毛豆" in words
+    assert "毛豆y" not in words
+
+
+def test_numeral_after_series_word_keeps_numeral_words(extractor: SemanticExtractor) -> None:
+    # 三电 (battery, motor, controller) stays a word after the series word; 百公里 (per
+    # hundred km) is no part of the model number.
+    norm = extractor.normaliser.normalise
+    assert norm("毛豆三 三电质保") == "毛豆3 三电质保"
+    assert norm("毛豆三百公里加速几秒") == "毛豆3百公里加速几秒"
+
+
+def test_spoken_storage_not_a_pronoun(extractor: SemanticExtractor) -> None:
+    norm = extractor.normaliser.normalise
+    assert norm("the one terabyte version") == "the 1tb version"
+    assert norm("two gigabytes") == "2gb"
+    assert norm("512 gigs") == "512 gigs"  # already read by the storage patterns
+    assert norm("the pro one is nicer") == "the pro one is nicer"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the iPhone 16 line of the catalog has no Pro Max: never the 16 Pro
+        "16超大杯重量多少",
+    ],
+)
+def test_nickname_variant_not_sold(extractor: SemanticExtractor, question: str) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass)
+    assert decision.intent == "unknown_product"
+
+
+def test_bare_nickname_needs_the_number_glued(extractor: SemanticExtractor) -> None:
+    # a number that counts something before 大杯 names no phone
+    assert cid_of(extractor.decide("两个大杯多少钱")) is None
