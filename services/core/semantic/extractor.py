@@ -32,7 +32,13 @@ from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprin
 from services.core.semantic.lexicon import UNIT_VALUE_MARK, AttributeSpec, SlotLexicon, parse_label
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
-from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher, ProductScan
+from services.core.semantic.products import (
+    CatalogEntry,
+    Mention,
+    ProductMatcher,
+    ProductScan,
+    spec_text,
+)
 from services.core.semantic.reader import NgramReader
 from services.core.semantic.segment import WordSegmenter
 from services.core.semantic.transliteration import opens_a_word, vocabulary_openings
@@ -97,6 +103,7 @@ class SemanticExtractor:
                     str(raw.get("category", "")),
                     str(raw.get("brand", "")),
                     tuple(names),
+                    spec_text(raw.get("specs", {})),
                 )
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))
@@ -130,6 +137,9 @@ class SemanticExtractor:
             adjective_suffixes=policy.adjective_suffixes,
             category_words=self._lexicon.category_words,
             variant_nicknames=self._lexicon.variant_nicknames,
+            feature_words={
+                str(k): [str(f) for f in v] for k, v in lexicon_doc.get("feature_words", {}).items()
+            },
             non_name_patterns=[
                 p for p, label in self._lexicon.attribute_patterns if label.startswith("#")
             ],

@@ -35,6 +35,8 @@ class CatalogEntry:
     category: str
     brand: str
     names: tuple[str, ...]
+    #: The product's spec text (values and notes, lower case): the features it carries.
+    spec_text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +103,10 @@ class ProductMatcher:
         adjective_suffixes: Iterable[str] = (),
         category_words: Mapping[str, str] | None = None,
         variant_nicknames: Mapping[str, Sequence[str]] | None = None,
+        feature_words: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
+        """``feature_words``: a descriptor word of a description name (降噪) → the
+        English forms a product's spec text writes the feature in (noise cancellation)."""
         self._normaliser = normaliser
         self._categories = {e.product_id: e.category for e in entries}
         self._brand_of = {e.product_id: e.brand for e in entries}
@@ -210,6 +215,22 @@ class ProductMatcher:
             for product_id in ids:
                 _trie_insert(self._alias_trie, key, product_id)
         self._build_grammar(entries, aliases, category_words or {}, variant_nicknames or {})
+        # Description names (苹果降噪耳机二代): brand + feature word + category word +
+        # generation; the products each feature word and generation fit.
+        self._feature_keys = {
+            key: tuple(f.lower() for f in forms)
+            for word, forms in (feature_words or {}).items()
+            if (key := key_of(word))
+        }
+        self._described_by = {
+            e.product_id: (
+                e.brand,
+                e.category,
+                e.spec_text,
+                frozenset(n for name in e.names for n in re.findall(r"\d+", name)),
+            )
+            for e in entries
+        }
         # A listed name that is a brand word and one Chinese character (比亚迪汉): the
         # character alone is also an everyday word (汉 of 汉字, 好汉), so it names the
         # product only in context (``context_mentions``; the extractor decides).
@@ -667,6 +688,8 @@ class ProductMatcher:
             if head is not None:
                 end, labels = head
                 named = self._brand_tail(tokens, index, end, labels)
+                if named is None:
+                    named = self._described(tokens, index, end, labels)
                 if named is not None:
                     mention, index = named
                     (products if mention.product_id else unknown).append(mention)
@@ -734,6 +757,53 @@ class ProductMatcher:
             (product_id,) = ids
             return Mention(start_char, end_char, product_id, derived=True), end
         return self._bare_letter(tokens, start)
+
+    def _described(
+        self, tokens: Sequence[Token], start: int, end: int, labels: frozenset[str]
+    ) -> tuple[Mention, int] | None:
+        """ "苹果降噪耳机二代": brand + a feature word + a category word + a generation
+        number names the product when exactly one catalog product of that brand and
+        category carries the feature in its spec text and has that number in its names;
+        otherwise nothing (the words are read as before)."""
+        brands = [label[6:] for label in labels if label.startswith("brand:")]
+        if len(brands) != 1 or not self._feature_keys:
+            return None
+        index = end
+        forms: tuple[str, ...] = ()
+        for key, found in self._feature_keys.items():
+            if _starts_with(tokens, index, key):
+                forms, index = found, index + len(key)
+                break
+        category: str | None = None
+        for key, cat in self._category_keys.items():
+            if forms and _starts_with(tokens, index, key):
+                category, index = cat, index + len(key)
+                break
+        if (
+            category is None
+            or index >= len(tokens)
+            or not tokens[index].is_number
+            or not all(t.adjacent for t in tokens[end : index + 1])
+            or _glued_number(tokens, index + 1)
+        ):
+            return None
+        generation = tokens[index].text
+        found_ids = [
+            product_id
+            for product_id, (brand, cat, text, numbers) in self._described_by.items()
+            if brand == brands[0]
+            and cat == category
+            and generation in numbers
+            and any(form in text for form in forms)
+        ]
+        if len(found_ids) != 1:
+            return None
+        (product_id,) = found_ids
+        listed = self._shown_name.get(product_id, "")
+        mention = Mention(
+            tokens[start].start, tokens[index].end, product_id, derived=True, listed=listed
+        )
+        return mention, index + 1
 
     def _bare_nickname(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
         """ "15超大杯": a model number and a variant nickname right after it, with no brand
@@ -978,6 +1048,22 @@ class ProductMatcher:
     def _is_value(self, text: str, tokens: Sequence[Token], start: int, end: int) -> bool:
         span = text[tokens[start].start : tokens[end - 1].end]
         return any(p.fullmatch(span) for p in self._non_names)
+
+
+def spec_text(specs: object) -> str:
+    """Every text of a product's specs (values, list items, notes), lower case, one line:
+    what a description name's feature word is looked up in."""
+    out: list[str] = []
+    stack = [specs]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item.lower())
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return " | ".join(out)
 
 
 def _glued_number(tokens: Sequence[Token], index: int) -> bool:

@@ -74,3 +74,30 @@ def test_nickname_variant_not_sold(extractor: SemanticExtractor, question: str) 
 def test_bare_nickname_needs_the_number_glued(extractor: SemanticExtractor) -> None:
     # a number that counts something before 大杯 names no phone
     assert cid_of(extractor.decide("两个大杯多少钱")) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # brand + feature word + category word + generation: the one product of the brand
+        # and category whose spec text carries the feature and whose names the number
+        ("苹果降噪耳机二代重量多少", "airpods_pro_2|weight|"),
+        ("苹果降噪豆2代什么芯片", "airpods_pro_2|processor|"),
+        ("华为降噪耳机3多少钱", "huawei_freebuds_pro_3|price|"),
+    ],
+)
+def test_description_names(extractor: SemanticExtractor, question: str, cid: str) -> None:
+    assert cid_of(extractor.decide(question)) == cid
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "苹果降噪耳机三代重量多少",  # no generation 3 of the brand's earbuds
+        "华为降噪耳机2重量多少",  # no earbuds of the brand with a 2 in its names
+        "苹果降噪手表9重量多少",  # the brand's watch carries no noise cancellation
+        "苹果降噪耳机重量多少",  # no generation: not a description name
+    ],
+)
+def test_description_names_abstain(extractor: SemanticExtractor, question: str) -> None:
+    assert cid_of(extractor.decide(question)) is None
