@@ -101,3 +101,16 @@ def test_description_names(extractor: SemanticExtractor, question: str, cid: str
 )
 def test_description_names_abstain(extractor: SemanticExtractor, question: str) -> None:
     assert cid_of(extractor.decide(question)) is None
+
+
+def test_short_name_typo_before_the_word_a_name_writes_next() -> None:
+    from services.core.semantic.spelling import SpellingCorrector
+
+    speller = SpellingCorrector((), ["Volvo Xc 40", "Kia Niro EV"], english_words={"made": 900})
+    assert speller.correct("niiro ev range") == "niro ev range"  # one letter added
+    assert speller.correct("niiro range") == "niiro range"  # no name word after it
+    assert speller.correct("made 40") == "made 40"  # a common English word stays
+
+
+def test_short_name_typo_in_the_catalog(extractor: SemanticExtractor) -> None:
+    assert cid_of(extractor.decide("BYD Hann EV weight")) == "byd_han|weight|"
