@@ -37,6 +37,7 @@ from services.core.semantic.products import (
     Mention,
     ProductMatcher,
     ProductScan,
+    note_editions,
     spec_text,
 )
 from services.core.semantic.reader import NgramReader
@@ -72,6 +73,12 @@ class SemanticExtractor:
                 if raw.get("kind") == "policy"
             }
         policy_phrases = [p for rule in policy.rules for p in rule.phrases]
+        # A catalog note's edition words (焕新版) are words, never a typo of another.
+        policy_phrases += [
+            w
+            for raw in catalog.get("products", ())
+            for w in note_editions(str(raw.get("note", "")))
+        ]
         catalog_names = [
             str(n)
             for raw in catalog.get("products", ())
@@ -104,6 +111,7 @@ class SemanticExtractor:
                     str(raw.get("brand", "")),
                     tuple(names),
                     spec_text(raw.get("specs", {})),
+                    note_editions(str(raw.get("note", ""))),
                 )
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))

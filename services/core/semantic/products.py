@@ -37,6 +37,8 @@ class CatalogEntry:
     names: tuple[str, ...]
     #: The product's spec text (values and notes, lower case): the features it carries.
     spec_text: str = ""
+    #: Edition words the product's catalog note gives it (焕新版 of "2023 refresh (焕新版)").
+    editions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +224,34 @@ class ProductMatcher:
             for word, forms in (feature_words or {}).items()
             if (key := key_of(word))
         }
+        self._editions = {
+            e.product_id: tuple(sorted({normaliser.normalise(w) for w in e.editions}, key=len))[
+                ::-1
+            ]
+            for e in entries
+            if e.editions
+        }
+        # 焕新3: an edition word and the product's model number name it, when no other
+        # product has that edition and number.
+        edition_names: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        for e in entries:
+            numbers = {
+                n for name in e.names for n in re.findall(r"(?<![\d.])\d{1,3}(?![\d.])", name)
+            }
+            for word in e.editions:
+                for number in numbers:
+                    if key := key_of(word + number):
+                        edition_names[key].add(e.product_id)
+        for key, ids in edition_names.items():
+            if len(ids) != 1 or key in aliases:
+                continue
+            (product_id,) = ids
+            brand = self._brand_of[product_id]
+            for full in (key, *((*b, *key) for b in self._brand_keys.get(brand, ()))):
+                _trie_insert(self._alias_trie, full, product_id)
+                # a short form the name-reading second reader is shown as the listed name
+                self._shortened.add(full)
+                self._initialled[full] = self._shown_name.get(product_id, "")
         self._described_by = {
             e.product_id: (
                 e.brand,
@@ -718,7 +748,30 @@ class ProductMatcher:
                     index = end
                     continue
             index += 1
+        if self._editions:
+            products = [self._with_edition(text, m) for m in products]
         return ProductScan(tuple(products), tuple(unknown), tuple(brands))
+
+    def _with_edition(self, text: str, mention: Mention) -> Mention:
+        """The mention with the product's own edition word beside it ("model 3 焕新版",
+        "焕新版model 3"): part of the name, no variant or trim of it."""
+        editions = self._editions.get(mention.product_id or "", ())
+        start, end = mention.start, mention.end
+        after = end + 1 if text[end : end + 1] == " " else end
+        for word in editions:
+            if text.startswith(word, after):
+                end = after + len(word)
+                break
+        before = start - 1 if text[start - 1 : start] == " " else start
+        for word in editions:
+            if before >= len(word) and text.endswith(word, 0, before):
+                start = before - len(word)
+                break
+        if (start, end) == (mention.start, mention.end):
+            return mention
+        return Mention(
+            start, end, mention.product_id, mention.reason, mention.derived, mention.listed
+        )
 
     def _bare_tail(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
         """ "60pro", "15 pro max": a model number and the variant words after it, with
@@ -1048,6 +1101,13 @@ class ProductMatcher:
     def _is_value(self, text: str, tokens: Sequence[Token], start: int, end: int) -> bool:
         span = text[tokens[start].start : tokens[end - 1].end]
         return any(p.fullmatch(span) for p in self._non_names)
+
+
+def note_editions(note: str) -> tuple[str, ...]:
+    """The edition words of a catalog note: its Chinese words ending in 版 ("2023 refresh
+    (焕新版)" gives 焕新版), and each without the 版 (焕新) as shoppers also write it."""
+    words = [w for w in re.findall(r"[\u4e00-\u9fff]{2,}", note) if w.endswith("版")]
+    return tuple(dict.fromkeys(x for w in words for x in (w, w[:-1])))
 
 
 def spec_text(specs: object) -> str:

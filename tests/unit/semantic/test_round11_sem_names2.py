@@ -114,3 +114,31 @@ def test_short_name_typo_before_the_word_a_name_writes_next() -> None:
 
 def test_short_name_typo_in_the_catalog(extractor: SemanticExtractor) -> None:
     assert cid_of(extractor.decide("BYD Hann EV weight")) == "byd_han|weight|"
+
+
+def test_note_editions() -> None:
+    from services.core.semantic.products import note_editions
+
+    assert note_editions("2023 refresh (焕新版), China-market trims") == ("焕新版", "焕新")
+    assert note_editions("GPS, aluminium case") == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # the product's own edition word beside its name is part of the name, no trim
+        ("Model 3 焕新版重量多少", "tesla_model_3|weight|"),
+        ("焕新版 model 3 有多重", "tesla_model_3|weight|"),
+        # the edition word and the product's model number name it
+        ("焕新3车身多重", "tesla_model_3|weight|"),
+        ("特斯拉焕新3的重量", "tesla_model_3|weight|"),
+    ],
+)
+def test_edition_words(extractor: SemanticExtractor, question: str, cid: str) -> None:
+    assert cid_of(extractor.decide(question)) == cid
+
+
+def test_edition_word_is_no_typo(extractor: SemanticExtractor) -> None:
+    # 焕新 (refreshed) is a word of the catalog's note, never respelt as 换新 (exchange)
+    assert extractor.normaliser.normalise("焕新版续航") == "焕新版续航"
+    assert cid_of(extractor.decide("焕新9多重")) is None  # no product of that number
