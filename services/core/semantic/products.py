@@ -172,6 +172,9 @@ class ProductMatcher:
         aliases: dict[tuple[str, ...], set[str]] = {}
         dropped_aliases: dict[tuple[str, ...], set[str]] = {}
         listed: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
+        # A name with a synonym put in (汉纯电版 for 汉EV) → the listed name it stands for,
+        # shown to the name-reading second reader.
+        synonym_names: dict[tuple[str, ...], str] = {}
         for entry in entries:
             own_brands = self._brand_keys.get(entry.brand, ())
             for name in entry.names:
@@ -181,6 +184,8 @@ class ProductMatcher:
                 listed[base] = own_brands
                 for variant in _expand(base, synonym_keys, own_brands):
                     aliases.setdefault(variant, set()).add(entry.product_id)
+                    if variant != base:
+                        synonym_names.setdefault(variant, normaliser.normalise(name))
                     for dropped in _dropped(variant, droppable):
                         dropped_aliases.setdefault(dropped, set()).add(entry.product_id)
         initialled: dict[tuple[str, ...], str] = {}
@@ -204,6 +209,9 @@ class ProductMatcher:
                 aliases[key] = ids
                 self._shortened.add(key)
         self._initialled = {k: n for k, n in initialled.items() if k in self._shortened}
+        self._synonym_names = {
+            k: n for k, n in synonym_names.items() if k not in listed and len(aliases[k]) == 1
+        }
         self._initial_words = frozenset(
             w for found in initialisms.values() for pair in found for w in pair[1:] if w
         )
@@ -702,6 +710,8 @@ class ProductMatcher:
                         size = self._own_size(tokens, index, product_id)
                         if size is not None:  # "13-inch M3 MacBook Air": the name's own size
                             start_char = tokens[size].start
+                        # a synonym put in (汉纯电版): shown as the name it stands for
+                        listed = listed or self._synonym_names.get(key, "")
                         products.append(
                             Mention(
                                 start_char, end_char, product_id, derived=derived, listed=listed

@@ -142,3 +142,20 @@ def test_edition_word_is_no_typo(extractor: SemanticExtractor) -> None:
     # 焕新 (refreshed) is a word of the catalog's note, never respelt as 换新 (exchange)
     assert extractor.normaliser.normalise("焕新版续航") == "焕新版续航"
     assert cid_of(extractor.decide("焕新9多重")) is None  # no product of that number
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # vocabulary: 小Y (the Model Y's nickname), 纯电 / 纯电版 for EV (battery-electric)
+        ("特斯拉小Y车身重量", "tesla_model_y|weight|"),
+        ("汉纯电版车重多少", "byd_han|weight|"),
+        ("比亚迪汉纯电多重", "byd_han|weight|"),
+    ],
+)
+def test_name_vocabulary(extractor: SemanticExtractor, question: str, cid: str) -> None:
+    assert cid_of(extractor.decide(question)) == cid
+
+
+def test_ev_word_makes_no_other_car_the_han(extractor: SemanticExtractor) -> None:
+    assert cid_of(extractor.decide("汉兰达纯电版多重")) is None
