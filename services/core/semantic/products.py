@@ -297,6 +297,24 @@ class ProductMatcher:
                     if key[i][:1].isdigit() and key[i + 1] in _SIZE_WORDS | {"英"}:
                         sizes.setdefault(entry.product_id, set()).add(key[i])
         self._name_sizes = {k: frozenset(v) for k, v in sizes.items()}
+        # A name ending in the size its sibling names write before a size word ("M3
+        # MacBook Pro 14", "14-inch MacBook Pro M3") with that size said first: "14in M3
+        # MBP", "14寸 m3 mbp"; only where no other name is written so.
+        size_keys = (("inch",), ("in",), ("寸",), ("英", "寸"), ("吋",))
+        sized: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        for key, ids in aliases.items():
+            if len(ids) != 1 or len(key) < 2 or key[-2] in _SIZE_WORDS:
+                continue
+            (product_id,) = ids
+            if key[-1] in self._name_sizes.get(product_id, frozenset()):
+                for word in size_keys:
+                    sized[(key[-1], *word, *key[:-1])].add(product_id)
+        for key, ids in sized.items():
+            if len(ids) == 1 and key not in aliases:
+                (product_id,) = ids
+                _trie_insert(self._alias_trie, key, product_id)
+                self._shortened.add(key)
+                self._initialled.setdefault(key, self._shown_name.get(product_id, ""))
         self._context_names = {ch: next(iter(ids)) for ch, ids in one_char.items() if len(ids) == 1}
         # The same for a name's model letter and number with the words before them left
         # out ("s9" of "Apple Watch S9"): other brands' models are called so too (a

@@ -159,3 +159,19 @@ def test_name_vocabulary(extractor: SemanticExtractor, question: str, cid: str) 
 
 def test_ev_word_makes_no_other_car_the_han(extractor: SemanticExtractor) -> None:
     assert cid_of(extractor.decide("汉兰达纯电版多重")) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        # a name ending in its own size, with the size said first
+        ("14in M3 MBP how heavy", "macbook_pro_14_m3|weight|"),
+        ("14寸 m3 mbp 多重", "macbook_pro_14_m3|weight|"),
+    ],
+)
+def test_size_said_first(extractor: SemanticExtractor, question: str, cid: str) -> None:
+    assert cid_of(extractor.decide(question)) == cid
+
+
+def test_size_said_first_only_the_own_size(extractor: SemanticExtractor) -> None:
+    assert cid_of(extractor.decide("16寸 m3 mbp 多重")) is None
