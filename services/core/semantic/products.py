@@ -300,15 +300,21 @@ class ProductMatcher:
         # A name ending in the size its sibling names write before a size word ("M3
         # MacBook Pro 14", "14-inch MacBook Pro M3") with that size said first: "14in M3
         # MBP", "14寸 m3 mbp"; only where no other name is written so.
-        size_keys = (("inch",), ("in",), ("寸",), ("英", "寸"), ("吋",))
+        size_keys: tuple[tuple[str, ...], ...] = (
+            ("inch",),
+            ("in",),
+            ("寸",),
+            ("英", "寸"),
+            ("吋",),
+        )
         sized: dict[tuple[str, ...], set[str]] = defaultdict(set)
         for key, ids in aliases.items():
             if len(ids) != 1 or len(key) < 2 or key[-2] in _SIZE_WORDS:
                 continue
             (product_id,) = ids
             if key[-1] in self._name_sizes.get(product_id, frozenset()):
-                for word in size_keys:
-                    sized[(key[-1], *word, *key[:-1])].add(product_id)
+                for size_word in size_keys:
+                    sized[(key[-1], *size_word, *key[:-1])].add(product_id)
         for key, ids in sized.items():
             if len(ids) == 1 and key not in aliases:
                 (product_id,) = ids
