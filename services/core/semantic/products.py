@@ -175,6 +175,10 @@ class ProductMatcher:
         # A name with a synonym put in (汉纯电版 for 汉EV) → the listed name it stands for,
         # shown to the name-reading second reader.
         synonym_names: dict[tuple[str, ...], str] = {}
+        brand_key_set = {k for keys in self._brand_keys.values() for k in keys}
+        brand_synonyms = {
+            t for group in synonym_keys if brand_key_set & set(group) for k in group for t in k
+        }
         for entry in entries:
             own_brands = self._brand_keys.get(entry.brand, ())
             for name in entry.names:
@@ -184,7 +188,8 @@ class ProductMatcher:
                 listed[base] = own_brands
                 for variant in _expand(base, synonym_keys, own_brands):
                     aliases.setdefault(variant, set()).add(entry.product_id)
-                    if variant != base:
+                    # a brand's synonym (水果 for 苹果) the reader knows from the brand
+                    if variant != base and not (set(variant) - set(base)) & brand_synonyms:
                         synonym_names.setdefault(variant, normaliser.normalise(name))
                     for dropped in _dropped(variant, droppable):
                         dropped_aliases.setdefault(dropped, set()).add(entry.product_id)
