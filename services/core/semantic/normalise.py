@@ -101,6 +101,8 @@ _EN_NUMBER = (
     + "|".join(sorted((k for k in _EN_UNITS if k != "one"), key=len, reverse=True))
     + ")"
 )
+#: The longest vocabulary word looked for where a numeral word may be split.
+_MAX_WORD = 6
 #: A number right before a storage unit is a storage size, the unit's word its symbol
 #: ("one terabyte" = 1tb, "two tb" = 2tb, "256 gigabytes" = 256gb): "one" before a unit
 #: is no pronoun.
@@ -176,6 +178,7 @@ class TextNormaliser:
         "_spelling",
         "_spoken_number",
         "_transliterator",
+        "_words",
     )
 
     def __init__(
@@ -227,10 +230,16 @@ class TextNormaliser:
             else None
         )
         # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
+        protected_words = tuple(protected_words)
         self._protected = tuple(
             sorted(
                 {w for w in protected_words if w[:1] in _CN_NUMERAL_CHARS}, key=len, reverse=True
             )
+        )
+        # Chinese vocabulary words: one that starts inside a numeral word and runs past it
+        # (电池 of 三电池) splits the text otherwise (毛豆三电池 is 毛豆3 + 电池).
+        self._words = frozenset(
+            w for w in protected_words if 2 <= len(w) <= _MAX_WORD and not w.isascii()
         )
 
     def normalise(self, text: str) -> str:
@@ -263,7 +272,9 @@ class TextNormaliser:
     def _convert_numeral(self, match: re.Match[str]) -> str:
         run = match.group(0)
         text = match.string
-        if text.startswith(self._protected, match.start()):
+        if text.startswith(self._protected, match.start()) and not self._split_after_series(
+            text, match.start()
+        ):
             return run
         tail = ""
         if len(run) > 1 and text.startswith(_NUMERAL_FUNCTION_WORDS, match.end() - 1):
@@ -300,6 +311,20 @@ class TextNormaliser:
         glued = not tail and text[match.end() : match.end() + 1].isdigit()
         lead = " " if after_digit else ""
         return f"{lead}{value} " if glued else f"{lead}{value}{tail}"
+
+    def _split_after_series(self, text: str, start: int) -> bool:
+        """Whether the numeral word at ``start`` right after a series word (毛豆三电池) is
+        split by a vocabulary word that starts inside it and runs past its end (电池): the
+        numeral is then the model number, the rest that word."""
+        before = text[max(0, start - self._context) : start].rstrip()
+        if not any(before.endswith(w) for w in self._series_words if w):
+            return False
+        word = next(w for w in self._protected if text.startswith(w, start))
+        return any(
+            text[start + k : start + k + size] in self._words
+            for k in range(1, len(word))
+            for size in range(len(word) - k + 1, _MAX_WORD + 1)
+        )
 
 
 def _digit_look_alike(match: re.Match[str]) -> str:

@@ -48,6 +48,9 @@ def test_numeral_after_series_word_keeps_numeral_words(extractor: SemanticExtrac
     norm = extractor.normaliser.normalise
     assert norm("毛豆三 三电质保") == "毛豆3 三电质保"
     assert norm("毛豆三百公里加速几秒") == "毛豆3百公里加速几秒"
+    # a numeral word (三电) split by a longer vocabulary word starting inside it (电池)
+    assert norm("毛豆三电池多大") == "毛豆3电池多大"
+    assert norm("三电池") == "三电池"  # no series word before: left as written
 
 
 def test_spoken_storage_not_a_pronoun(extractor: SemanticExtractor) -> None:
