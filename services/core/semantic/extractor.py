@@ -32,7 +32,14 @@ from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprin
 from services.core.semantic.lexicon import UNIT_VALUE_MARK, AttributeSpec, SlotLexicon, parse_label
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
-from services.core.semantic.products import CatalogEntry, Mention, ProductMatcher, ProductScan
+from services.core.semantic.products import (
+    CatalogEntry,
+    Mention,
+    ProductMatcher,
+    ProductScan,
+    note_editions,
+    spec_text,
+)
 from services.core.semantic.reader import NgramReader
 from services.core.semantic.segment import WordSegmenter
 from services.core.semantic.transliteration import opens_a_word, vocabulary_openings
@@ -66,6 +73,12 @@ class SemanticExtractor:
                 if raw.get("kind") == "policy"
             }
         policy_phrases = [p for rule in policy.rules for p in rule.phrases]
+        # A catalog note's edition words (焕新版) are words, never a typo of another.
+        policy_phrases += [
+            w
+            for raw in catalog.get("products", ())
+            for w in note_editions(str(raw.get("note", "")))
+        ]
         catalog_names = [
             str(n)
             for raw in catalog.get("products", ())
@@ -97,6 +110,8 @@ class SemanticExtractor:
                     str(raw.get("category", "")),
                     str(raw.get("brand", "")),
                     tuple(names),
+                    spec_text(raw.get("specs", {})),
+                    note_editions(str(raw.get("note", ""))),
                 )
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))
@@ -130,6 +145,9 @@ class SemanticExtractor:
             adjective_suffixes=policy.adjective_suffixes,
             category_words=self._lexicon.category_words,
             variant_nicknames=self._lexicon.variant_nicknames,
+            feature_words={
+                str(k): [str(f) for f in v] for k, v in lexicon_doc.get("feature_words", {}).items()
+            },
             non_name_patterns=[
                 p for p, label in self._lexicon.attribute_patterns if label.startswith("#")
             ],

@@ -399,6 +399,13 @@ def numbered_synonyms(names: Iterable[str], groups: Iterable[Sequence[str]]) -> 
         if any(str(w).lower() in numbered for w in group)
         for word in group
         if _is_cjk(str(word))
+    ] + [
+        # 毛豆3 stands for "model 3": the Chinese word the vocabulary writes before a
+        # model number is a series word, so 毛豆三 is 毛豆3 as 苹果十六 is 苹果16.
+        match.group(1)
+        for group in groups
+        for word in group
+        if (match := re.fullmatch(r"([\u4e00-\u9fff]+)\s?\d+", str(word).lower()))
     ]
 
 

@@ -101,6 +101,14 @@ _EN_NUMBER = (
     + "|".join(sorted((k for k in _EN_UNITS if k != "one"), key=len, reverse=True))
     + ")"
 )
+#: The longest vocabulary word looked for where a numeral word may be split.
+_MAX_WORD = 6
+#: A number right before a storage unit is a storage size, the unit's word its symbol
+#: ("one terabyte" = 1tb, "two tb" = 2tb, "256 gigabytes" = 256gb): "one" before a unit
+#: is no pronoun.
+_SPOKEN_STORAGE = re.compile(
+    r"(?<![a-z'\d.])(\d+|one|" + _EN_NUMBER + r")[\s-]*(terabytes?|tb|gigabytes?|gigs?|gb)(?![a-z])"
+)
 #: A number word before a counted noun counts it ("the model three years ago"): no
 #: model number.
 _COUNTED = (
@@ -170,6 +178,7 @@ class TextNormaliser:
         "_spelling",
         "_spoken_number",
         "_transliterator",
+        "_words",
     )
 
     def __init__(
@@ -221,10 +230,16 @@ class TextNormaliser:
             else None
         )
         # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
+        protected_words = tuple(protected_words)
         self._protected = tuple(
             sorted(
                 {w for w in protected_words if w[:1] in _CN_NUMERAL_CHARS}, key=len, reverse=True
             )
+        )
+        # Chinese vocabulary words: one that starts inside a numeral word and runs past it
+        # (电池 of 三电池) splits the text otherwise (毛豆三电池 is 毛豆3 + 电池).
+        self._words = frozenset(
+            w for w in protected_words if 2 <= len(w) <= _MAX_WORD and not w.isascii()
         )
 
     def normalise(self, text: str) -> str:
@@ -234,6 +249,8 @@ class TextNormaliser:
             out = self._spelling.correct(out)
         if self._spoken_number is not None:
             out = self._spoken_number.sub(_spoken_model_number, out)
+        if "byte" in out or "tb" in out or "gb" in out or "gig" in out:
+            out = _SPOKEN_STORAGE.sub(_spoken_storage, out)
         if self._look_alike is not None:
             # 小米l4, 华为mate 6o: l and o typed for 1 and 0 inside a model number
             out = self._look_alike.sub(_digit_look_alike, out)
@@ -255,7 +272,9 @@ class TextNormaliser:
     def _convert_numeral(self, match: re.Match[str]) -> str:
         run = match.group(0)
         text = match.string
-        if text.startswith(self._protected, match.start()):
+        if text.startswith(self._protected, match.start()) and not self._split_after_series(
+            text, match.start()
+        ):
             return run
         tail = ""
         if len(run) > 1 and text.startswith(_NUMERAL_FUNCTION_WORDS, match.end() - 1):
@@ -293,6 +312,20 @@ class TextNormaliser:
         lead = " " if after_digit else ""
         return f"{lead}{value} " if glued else f"{lead}{value}{tail}"
 
+    def _split_after_series(self, text: str, start: int) -> bool:
+        """Whether the numeral word at ``start`` right after a series word (毛豆三电池) is
+        split by a vocabulary word that starts inside it and runs past its end (电池): the
+        numeral is then the model number, the rest that word."""
+        before = text[max(0, start - self._context) : start].rstrip()
+        if not any(before.endswith(w) for w in self._series_words if w):
+            return False
+        word = next(w for w in self._protected if text.startswith(w, start))
+        return any(
+            text[start + k : start + k + size] in self._words
+            for k in range(1, len(word))
+            for size in range(len(word) - k + 1, _MAX_WORD + 1)
+        )
+
 
 def _digit_look_alike(match: re.Match[str]) -> str:
     return "1" if match.group(0) == "l" else "0"
@@ -300,6 +333,14 @@ def _digit_look_alike(match: re.Match[str]) -> str:
 
 def _spoken_model_number(match: re.Match[str]) -> str:
     return f"{match.group(1)} {parse_english_number(match.group(2))}"
+
+
+def _spoken_storage(match: re.Match[str]) -> str:
+    number, unit = match.group(1), match.group(2)
+    if number.isdigit() and not unit.endswith("byte") and not unit.endswith("bytes"):
+        return match.group(0)  # "512 gigs", "1tb": written as the value patterns read them
+    value = number if number.isdigit() else str(parse_english_number(number))
+    return f"{value}{'tb' if unit.startswith('t') else 'gb'}"
 
 
 def _ordinal_generation(match: re.Match[str]) -> str:

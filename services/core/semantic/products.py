@@ -35,6 +35,10 @@ class CatalogEntry:
     category: str
     brand: str
     names: tuple[str, ...]
+    #: The product's spec text (values and notes, lower case): the features it carries.
+    spec_text: str = ""
+    #: Edition words the product's catalog note gives it (焕新版 of "2023 refresh (焕新版)").
+    editions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +105,17 @@ class ProductMatcher:
         adjective_suffixes: Iterable[str] = (),
         category_words: Mapping[str, str] | None = None,
         variant_nicknames: Mapping[str, Sequence[str]] | None = None,
+        feature_words: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
+        """``feature_words``: a descriptor word of a description name (降噪) → the
+        English forms a product's spec text writes the feature in (noise cancellation)."""
         self._normaliser = normaliser
         self._categories = {e.product_id: e.category for e in entries}
         self._brand_of = {e.product_id: e.brand for e in entries}
+        # The name a short form no name-reading reader can see is shown to it as (15超大杯).
+        self._shown_name = {
+            e.product_id: normaliser.normalise(e.names[0]) for e in entries if e.names
+        }
         self._filler = frozenset(filler_tokens)
 
         words: set[str] = set()
@@ -161,6 +172,13 @@ class ProductMatcher:
         aliases: dict[tuple[str, ...], set[str]] = {}
         dropped_aliases: dict[tuple[str, ...], set[str]] = {}
         listed: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
+        # A name with a synonym put in (汉纯电版 for 汉EV) → the listed name it stands for,
+        # shown to the name-reading second reader.
+        synonym_names: dict[tuple[str, ...], str] = {}
+        brand_key_set = {k for keys in self._brand_keys.values() for k in keys}
+        brand_synonyms = {
+            t for group in synonym_keys if brand_key_set & set(group) for k in group for t in k
+        }
         for entry in entries:
             own_brands = self._brand_keys.get(entry.brand, ())
             for name in entry.names:
@@ -170,6 +188,9 @@ class ProductMatcher:
                 listed[base] = own_brands
                 for variant in _expand(base, synonym_keys, own_brands):
                     aliases.setdefault(variant, set()).add(entry.product_id)
+                    # a brand's synonym (水果 for 苹果) the reader knows from the brand
+                    if variant != base and not (set(variant) - set(base)) & brand_synonyms:
+                        synonym_names.setdefault(variant, normaliser.normalise(name))
                     for dropped in _dropped(variant, droppable):
                         dropped_aliases.setdefault(dropped, set()).add(entry.product_id)
         initialled: dict[tuple[str, ...], str] = {}
@@ -193,6 +214,9 @@ class ProductMatcher:
                 aliases[key] = ids
                 self._shortened.add(key)
         self._initialled = {k: n for k, n in initialled.items() if k in self._shortened}
+        self._synonym_names = {
+            k: n for k, n in synonym_names.items() if k not in listed and len(aliases[k]) == 1
+        }
         self._initial_words = frozenset(
             w for found in initialisms.values() for pair in found for w in pair[1:] if w
         )
@@ -206,6 +230,50 @@ class ProductMatcher:
             for product_id in ids:
                 _trie_insert(self._alias_trie, key, product_id)
         self._build_grammar(entries, aliases, category_words or {}, variant_nicknames or {})
+        # Description names (苹果降噪耳机二代): brand + feature word + category word +
+        # generation; the products each feature word and generation fit.
+        self._feature_keys = {
+            key: tuple(f.lower() for f in forms)
+            for word, forms in (feature_words or {}).items()
+            if (key := key_of(word))
+        }
+        self._editions = {
+            e.product_id: tuple(sorted({normaliser.normalise(w) for w in e.editions}, key=len))[
+                ::-1
+            ]
+            for e in entries
+            if e.editions
+        }
+        # 焕新3: an edition word and the product's model number name it, when no other
+        # product has that edition and number.
+        edition_names: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        for e in entries:
+            numbers = {
+                n for name in e.names for n in re.findall(r"(?<![\d.])\d{1,3}(?![\d.])", name)
+            }
+            for word in e.editions:
+                for number in numbers:
+                    if key := key_of(word + number):
+                        edition_names[key].add(e.product_id)
+        for key, ids in edition_names.items():
+            if len(ids) != 1 or key in aliases:
+                continue
+            (product_id,) = ids
+            brand = self._brand_of[product_id]
+            for full in (key, *((*b, *key) for b in self._brand_keys.get(brand, ()))):
+                _trie_insert(self._alias_trie, full, product_id)
+                # a short form the name-reading second reader is shown as the listed name
+                self._shortened.add(full)
+                self._initialled[full] = self._shown_name.get(product_id, "")
+        self._described_by = {
+            e.product_id: (
+                e.brand,
+                e.category,
+                e.spec_text,
+                frozenset(n for name in e.names for n in re.findall(r"\d+", name)),
+            )
+            for e in entries
+        }
         # A listed name that is a brand word and one Chinese character (比亚迪汉): the
         # character alone is also an everyday word (汉 of 汉字, 好汉), so it names the
         # product only in context (``context_mentions``; the extractor decides).
@@ -234,6 +302,30 @@ class ProductMatcher:
                     if key[i][:1].isdigit() and key[i + 1] in _SIZE_WORDS | {"英"}:
                         sizes.setdefault(entry.product_id, set()).add(key[i])
         self._name_sizes = {k: frozenset(v) for k, v in sizes.items()}
+        # A name ending in the size its sibling names write before a size word ("M3
+        # MacBook Pro 14", "14-inch MacBook Pro M3") with that size said first: "14in M3
+        # MBP", "14寸 m3 mbp"; only where no other name is written so.
+        size_keys: tuple[tuple[str, ...], ...] = (
+            ("inch",),
+            ("in",),
+            ("寸",),
+            ("英", "寸"),
+            ("吋",),
+        )
+        sized: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        for key, ids in aliases.items():
+            if len(ids) != 1 or len(key) < 2 or key[-2] in _SIZE_WORDS:
+                continue
+            (product_id,) = ids
+            if key[-1] in self._name_sizes.get(product_id, frozenset()):
+                for size_word in size_keys:
+                    sized[(key[-1], *size_word, *key[:-1])].add(product_id)
+        for key, ids in sized.items():
+            if len(ids) == 1 and key not in aliases:
+                (product_id,) = ids
+                _trie_insert(self._alias_trie, key, product_id)
+                self._shortened.add(key)
+                self._initialled.setdefault(key, self._shown_name.get(product_id, ""))
         self._context_names = {ch: next(iter(ids)) for ch, ids in one_char.items() if len(ids) == 1}
         # The same for a name's model letter and number with the words before them left
         # out ("s9" of "Apple Watch S9"): other brands' models are called so too (a
@@ -647,6 +739,8 @@ class ProductMatcher:
                         size = self._own_size(tokens, index, product_id)
                         if size is not None:  # "13-inch M3 MacBook Air": the name's own size
                             start_char = tokens[size].start
+                        # a synonym put in (汉纯电版): shown as the name it stands for
+                        listed = listed or self._synonym_names.get(key, "")
                         products.append(
                             Mention(
                                 start_char, end_char, product_id, derived=derived, listed=listed
@@ -663,6 +757,8 @@ class ProductMatcher:
             if head is not None:
                 end, labels = head
                 named = self._brand_tail(tokens, index, end, labels)
+                if named is None:
+                    named = self._described(tokens, index, end, labels)
                 if named is not None:
                     mention, index = named
                     (products if mention.product_id else unknown).append(mention)
@@ -691,7 +787,30 @@ class ProductMatcher:
                     index = end
                     continue
             index += 1
+        if self._editions:
+            products = [self._with_edition(text, m) for m in products]
         return ProductScan(tuple(products), tuple(unknown), tuple(brands))
+
+    def _with_edition(self, text: str, mention: Mention) -> Mention:
+        """The mention with the product's own edition word beside it ("model 3 焕新版",
+        "焕新版model 3"): part of the name, no variant or trim of it."""
+        editions = self._editions.get(mention.product_id or "", ())
+        start, end = mention.start, mention.end
+        after = end + 1 if text[end : end + 1] == " " else end
+        for word in editions:
+            if text.startswith(word, after):
+                end = after + len(word)
+                break
+        before = start - 1 if text[start - 1 : start] == " " else start
+        for word in editions:
+            if before >= len(word) and text.endswith(word, 0, before):
+                start = before - len(word)
+                break
+        if (start, end) == (mention.start, mention.end):
+            return mention
+        return Mention(
+            start, end, mention.product_id, mention.reason, mention.derived, mention.listed
+        )
 
     def _bare_tail(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
         """ "60pro", "15 pro max": a model number and the variant words after it, with
@@ -705,6 +824,9 @@ class ProductMatcher:
             and (tokens[start - 1].is_latin or tokens[start - 1].is_number)
         ):
             return None  # "k60 pro" is another brand's model
+        nicknamed = self._bare_nickname(tokens, start)
+        if nicknamed is not None:
+            return nicknamed
         for length in self._bare_lengths:
             window = tokens[start : start + length]
             if len(window) != length or not all(t.adjacent for t in window[1:]):
@@ -727,6 +849,81 @@ class ProductMatcher:
             (product_id,) = ids
             return Mention(start_char, end_char, product_id, derived=True), end
         return self._bare_letter(tokens, start)
+
+    def _described(
+        self, tokens: Sequence[Token], start: int, end: int, labels: frozenset[str]
+    ) -> tuple[Mention, int] | None:
+        """ "苹果降噪耳机二代": brand + a feature word + a category word + a generation
+        number names the product when exactly one catalog product of that brand and
+        category carries the feature in its spec text and has that number in its names;
+        otherwise nothing (the words are read as before)."""
+        brands = [label[6:] for label in labels if label.startswith("brand:")]
+        if len(brands) != 1 or not self._feature_keys:
+            return None
+        index = end
+        forms: tuple[str, ...] = ()
+        for key, found in self._feature_keys.items():
+            if _starts_with(tokens, index, key):
+                forms, index = found, index + len(key)
+                break
+        category: str | None = None
+        for key, cat in self._category_keys.items():
+            if forms and _starts_with(tokens, index, key):
+                category, index = cat, index + len(key)
+                break
+        if (
+            category is None
+            or index >= len(tokens)
+            or not tokens[index].is_number
+            or not all(t.adjacent for t in tokens[end : index + 1])
+            or _glued_number(tokens, index + 1)
+        ):
+            return None
+        generation = tokens[index].text
+        found_ids = [
+            product_id
+            for product_id, (brand, cat, text, numbers) in self._described_by.items()
+            if brand == brands[0]
+            and cat == category
+            and generation in numbers
+            and any(form in text for form in forms)
+        ]
+        if len(found_ids) != 1:
+            return None
+        (product_id,) = found_ids
+        listed = self._shown_name.get(product_id, "")
+        mention = Mention(
+            tokens[start].start, tokens[index].end, product_id, derived=True, listed=listed
+        )
+        return mention, index + 1
+
+    def _bare_nickname(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """ "15超大杯": a model number and a variant nickname right after it, with no brand
+        before: the bare tails that are the number + one of the nickname's variant words.
+        Exactly one names it; none, when tails of that number exist, is a variant the
+        catalog does not sell (never a neighbouring variant); several stay ambiguous."""
+        first = tokens[start]
+        after = start + 1
+        if after >= len(tokens) or not tokens[after].adjacent:
+            return None
+        for nickname, alternatives in self._nicknames:
+            if not _starts_with(tokens, after, nickname):
+                continue
+            found = frozenset(
+                i for alt in alternatives for i in self._bare_tails.get((first.text, *alt), ())
+            )
+            end = after + len(nickname)
+            span = (first.start, tokens[end - 1].end)
+            if len(found) == 1:
+                (product_id,) = found
+                listed = self._shown_name.get(product_id, "")
+                return Mention(*span, product_id, derived=True, listed=listed), end
+            if found:
+                return Mention(*span, reason="ambiguous name"), end
+            if any(tail[0] == first.text and len(tail) > 1 for tail in self._bare_tails):
+                return Mention(*span, reason="variant we do not sell"), end
+            return None
+        return None
 
     def _lettered(
         self, tokens: Sequence[Token], end: int, suffix_end: int, ids: frozenset[str]
@@ -943,6 +1140,29 @@ class ProductMatcher:
     def _is_value(self, text: str, tokens: Sequence[Token], start: int, end: int) -> bool:
         span = text[tokens[start].start : tokens[end - 1].end]
         return any(p.fullmatch(span) for p in self._non_names)
+
+
+def note_editions(note: str) -> tuple[str, ...]:
+    """The edition words of a catalog note: its Chinese words ending in 版 ("2023 refresh
+    (焕新版)" gives 焕新版), and each without the 版 (焕新) as shoppers also write it."""
+    words = [w for w in re.findall(r"[\u4e00-\u9fff]{2,}", note) if w.endswith("版")]
+    return tuple(dict.fromkeys(x for w in words for x in (w, w[:-1])))
+
+
+def spec_text(specs: object) -> str:
+    """Every text of a product's specs (values, list items, notes), lower case, one line:
+    what a description name's feature word is looked up in."""
+    out: list[str] = []
+    stack = [specs]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item.lower())
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return " | ".join(out)
 
 
 def _glued_number(tokens: Sequence[Token], index: int) -> bool:

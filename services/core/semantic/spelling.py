@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from itertools import pairwise
 
 from pypinyin import Style, lazy_pinyin, pinyin
 from rapidfuzz import process
@@ -32,6 +33,9 @@ from rapidfuzz.distance import OSA
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _LATIN_WORD = re.compile(r"[a-z]+")
+#: A word or number of a name, and the one after a typed word (one space at most).
+_NAME_WORD = re.compile(r"[a-z]+|\d+")
+_NEXT_WORD = re.compile(r" ?([a-z]+|\d+)")
 _MIN_LATIN = 6
 #: Shorter product-name words (tesla, mate, pro) are repaired too, more cautiously.
 _MIN_NAME_LATIN = 3
@@ -44,6 +48,7 @@ _COMMON_WORD_FREQUENCY = 50
 
 class SpellingCorrector:
     __slots__ = (
+        "_before",
         "_by_first",
         "_cjk_words",
         "_common",
@@ -73,11 +78,20 @@ class SpellingCorrector:
             text = phrase.lower()
             cjk.update(r for r in _CJK_RUN.findall(text) if 2 <= len(r) <= _MAX_CJK)
             latin.update(_LATIN_WORD.findall(text))
+        # The name word each word or number follows in the names ("mate" before a number
+        # of "Mate 60", "han" before "ev" of "Han EV"): a typo of a short name word is
+        # repaired where a name writes that word next (mete 60, hann ev).
+        before: dict[str, set[str]] = {}
         for phrase in name_words:
             text = phrase.lower()
             names.update(r for r in _CJK_RUN.findall(text) if 2 <= len(r) <= _MAX_CJK)
             latin.update(_LATIN_WORD.findall(text))
             name_latin.update(_LATIN_WORD.findall(text))
+            words = _NAME_WORD.findall(text)
+            for word, nxt in pairwise(words):
+                if word.isalpha() and len(word) >= _MIN_NAME_LATIN:
+                    before.setdefault("#" if nxt[0].isdigit() else nxt, set()).add(word)
+        self._before = {k: frozenset(v) for k, v in before.items()}
         also_toneless = {
             r
             for phrase in toneless_words
@@ -111,8 +125,26 @@ class SpellingCorrector:
         if self._by_first:
             text = _CJK_RUN.sub(lambda m: self._correct_run(m.group(0)), text)
         if self._latin_targets or self._name_targets:
-            text = _LATIN_WORD.sub(lambda m: self._correct_latin(m.group(0)), text)
+            text = _LATIN_WORD.sub(self._correct_latin_match, text)
         return text
+
+    def _correct_latin_match(self, match: re.Match[str]) -> str:
+        word = match.group(0)
+        fixed = self._correct_latin(word)
+        if fixed != word or len(word) < _MIN_NAME_LATIN or word in self._latin_words:
+            return fixed
+        if self._english.get(word, 0) >= _COMMON_WORD_FREQUENCY:
+            return word
+        nxt = _NEXT_WORD.match(match.string, match.end())
+        if nxt is None:
+            return word
+        key = "#" if nxt.group(1)[0].isdigit() else nxt.group(1)
+        fits = [
+            target
+            for target in self._before.get(key, ())
+            if target[0] == word[0] and OSA.distance(word, target) == 1
+        ]
+        return fits[0] if len(fits) == 1 else word
 
     def _reading(self, char: str, toneless: bool) -> frozenset[str]:
         found = self._readings.get((char, toneless))
