@@ -337,8 +337,8 @@ def _spoken_model_number(match: re.Match[str]) -> str:
 
 def _spoken_storage(match: re.Match[str]) -> str:
     number, unit = match.group(1), match.group(2)
-    if number.isdigit() and not unit.endswith("byte") and not unit.endswith("bytes"):
-        return match.group(0)  # "512 gigs", "1tb": written as the value patterns read them
+    if number.isdigit() and unit in ("tb", "gb"):
+        return match.group(0)  # "1tb", "512 gb": written as the value forms read them
     value = number if number.isdigit() else str(parse_english_number(number))
     return f"{value}{'tb' if unit.startswith('t') else 'gb'}"
 

@@ -57,7 +57,8 @@ def test_spoken_storage_not_a_pronoun(extractor: SemanticExtractor) -> None:
     norm = extractor.normaliser.normalise
     assert norm("the one terabyte version") == "the 1tb version"
     assert norm("two gigabytes") == "2gb"
-    assert norm("512 gigs") == "512 gigs"  # already read by the storage patterns
+    assert norm("512 gigs") == "512gb"  # one place reads every spelt-out unit
+    assert norm("512 gb") == "512 gb"  # the value forms read it as written
     assert norm("the pro one is nicer") == "the pro one is nicer"
 
 
