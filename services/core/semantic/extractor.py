@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -873,6 +873,21 @@ def _blank_spans(text: str, spans: Sequence[tuple[int, int]], blank: str = "_") 
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
 
 
+def _spec_values(
+    catalog: Mapping[str, Any],
+) -> Iterator[tuple[Mapping[str, Any], str, Mapping[str, Any]]]:
+    """(product, attribute, value) for every value the catalog's specs give: a spec's
+    own, or each of its variants' (a spec ``by`` a key)."""
+    for raw in catalog.get("products", ()):
+        for attribute, spec in raw.get("specs", {}).items():
+            if not isinstance(spec, Mapping):
+                continue
+            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
+            for value in values:
+                if isinstance(value, Mapping):
+                    yield raw, str(attribute), value
+
+
 def _spec_units(
     catalog: Mapping[str, Any], known_units: frozenset[str] = frozenset()
 ) -> dict[str, dict[str, frozenset[str]]]:
@@ -882,20 +897,15 @@ def _spec_units(
     lexicon's unit table); a unit some spec does use is left to the specs."""
     found: dict[str, dict[str, set[str]]] = {}
     noted: dict[str, dict[str, set[str]]] = {}
-    for raw in catalog.get("products", ()):
+    for raw, attribute, value in _spec_values(catalog):
         category = str(raw.get("category", ""))
-        for attribute, spec in raw.get("specs", {}).items():
-            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
-            for value in values:
-                if not isinstance(value, Mapping):
-                    continue
-                unit = value.get("unit")
-                if unit:
-                    found.setdefault(str(unit), {}).setdefault(str(attribute), set()).add(category)
-                for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
-                    if match.group(1) in known_units:
-                        by = noted.setdefault(match.group(1), {})
-                        by.setdefault(str(attribute), set()).add(category)
+        unit = value.get("unit")
+        if unit:
+            found.setdefault(str(unit), {}).setdefault(attribute, set()).add(category)
+        for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
+            if match.group(1) in known_units:
+                by = noted.setdefault(match.group(1), {})
+                by.setdefault(attribute, set()).add(category)
     for unit, by_attribute in noted.items():
         if unit not in found:
             found[unit] = by_attribute
@@ -906,19 +916,12 @@ def _catalog_text_words(catalog: Mapping[str, Any]) -> frozenset[str]:
     """Latin words of the catalog's own spec texts and notes (the usb of "USB-C cable"):
     a word the catalog writes is understood, never a misspelt variant."""
     words: set[str] = set()
-    for raw in catalog.get("products", ()):
-        for spec in raw.get("specs", {}).values():
-            if not isinstance(spec, Mapping):
-                continue
-            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
-            for value in values:
-                if not isinstance(value, Mapping):
-                    continue
-                texts = value.get("value")
-                items = list(texts) if isinstance(texts, (list, tuple)) else [texts]
-                for text in (*items, value.get("note")):
-                    if isinstance(text, str):
-                        words.update(_LATIN_WORD.findall(text.lower()))
+    for _, _, value in _spec_values(catalog):
+        texts = value.get("value")
+        items = list(texts) if isinstance(texts, (list, tuple)) else [texts]
+        for text in (*items, value.get("note")):
+            if isinstance(text, str):
+                words.update(_LATIN_WORD.findall(text.lower()))
     return frozenset(words)
 
 
@@ -950,18 +953,11 @@ def _spec_value_texts(catalog: Mapping[str, Any]) -> dict[str, list[str]]:
     (letters, then a number: "A18", "Apple H2", "IP68", "HarmonyOS 4.0"), each once, in
     catalog order; a number with its unit after it ("128GB") is the units' business."""
     found: dict[str, dict[str, None]] = {}
-    for raw in catalog.get("products", ()):
-        for attribute, spec in raw.get("specs", {}).items():
-            if not isinstance(spec, Mapping):
-                continue
-            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
-            for value in values:
-                if not isinstance(value, Mapping):
-                    continue
-                text = value.get("value")
-                # A list names things (a box's 70W adapter), not a value of the attribute.
-                if isinstance(text, str) and _MODEL_CODE.search(text):
-                    found.setdefault(str(attribute), {})[text.lower()] = None
+    for _, attribute, value in _spec_values(catalog):
+        text = value.get("value")
+        # A list names things (a box's 70W adapter), not a value of the attribute.
+        if isinstance(text, str) and _MODEL_CODE.search(text):
+            found.setdefault(attribute, {})[text.lower()] = None
     return {a: list(texts) for a, texts in found.items()}
 
 
@@ -972,17 +968,10 @@ _MODEL_CODE = re.compile(r"[A-Za-z]\s?\d")
 def _noted_units(catalog: Mapping[str, Any], known_units: frozenset[str]) -> dict[str, set[str]]:
     """unit → the attributes whose spec notes state a number in it ("or 80,000 km")."""
     found: dict[str, set[str]] = {}
-    for raw in catalog.get("products", ()):
-        for attribute, spec in raw.get("specs", {}).items():
-            if not isinstance(spec, Mapping):
-                continue
-            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
-            for value in values:
-                if not isinstance(value, Mapping):
-                    continue
-                for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
-                    if match.group(1) in known_units:
-                        found.setdefault(match.group(1), set()).add(str(attribute))
+    for _, attribute, value in _spec_values(catalog):
+        for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
+            if match.group(1) in known_units:
+                found.setdefault(match.group(1), set()).add(attribute)
     return found
 
 
