@@ -394,7 +394,8 @@ class SemanticExtractor:
         if not norm:
             return NoFingerprint("empty question"), False, False, (), ()
         scan = self._products.scan(norm)
-        decision, by_unit, nouns = self._decide_scanned(norm, scan, self._trademarks(text))
+        trademarks = self._trademarks(text)
+        decision, by_unit, nouns = self._decide_scanned(norm, scan, trademarks)
         if not scan.products and (
             (isinstance(decision, NoFingerprint) and not scan.unknown)
             or (
@@ -403,7 +404,7 @@ class SemanticExtractor:
                 and bool(scan.unknown)
             )
         ):
-            in_context = self._in_context(norm, scan, self._trademarks(text))
+            in_context = self._in_context(norm, scan, trademarks)
             if in_context is not None:
                 return in_context
         listed = tuple(
