@@ -116,6 +116,14 @@ class SemanticExtractor:
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))
         self._specs = MappingProxyType(specs)
+        # (product, attribute) → the codes its text values write (h2, a18, 4.0): read
+        # once here, not for every question that names the product.
+        self._value_codes = {
+            (product_id, str(attribute)): codes
+            for product_id, product_specs in specs.items()
+            for attribute, spec in product_specs.items()
+            if (codes := _value_codes(spec))[0]
+        }
         # Attributes the catalog gives in a currency: a bare number asked to be confirmed
         # ("官方价是6999吗") is their own stated value.
         self._money_attributes = frozenset(
@@ -700,10 +708,11 @@ class SemanticExtractor:
             # "screen size, is it 6.3?": the product's own value asked to be confirmed,
             # its unit left out; any other bare number may name a variant (abstain).
             durations += [h for h in _stated_numbers(masked) if float(h.text) == own]
-        if product is not None:
+        codes = self._value_codes.get((product, attribute)) if product is not None else None
+        if codes is not None:
             # "is it H2", "是9000S吗", "出厂是鸿蒙4.0吗": a code of the product's own text
             # value (a chip, a system version) names that value, not a variant.
-            durations += _spec_codes(masked, self._specs[product].get(attribute))
+            durations += _spec_codes(masked, codes)
         if product is not None and _lists_items(self._specs[product].get(attribute)):
             # "盒子里有70W适配器吗": the answer lists things, and a value in a unit
             # (70W) describes the thing asked about, not a variant of the product.
@@ -812,15 +821,20 @@ def _spec_texts_of(spec: Any) -> list[str]:
     return out
 
 
-def _spec_codes(masked: str, spec: Any) -> list[Hit]:
-    """Codes of the question that the spec's own text values write: the whole code
-    (h2, a18, 9000s) or, where the value writes the number alone (iOS 17, HarmonyOS
-    4.0), its number after any letters."""
+def _value_codes(spec: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """The codes a spec's own text values write: whole (h2, a18, 9000s), and the numbers
+    a value writes alone (the 17 of iOS 17, the 4.0 of HarmonyOS 4.0)."""
     texts = _spec_texts_of(spec)
-    if not texts:
-        return []
-    whole = {m.group(1) + m.group(2) for t in texts for m in _CODE.finditer(t)}
-    bare = {m.group(2) for t in texts for m in _CODE.finditer(t) if not m.group(1)}
+    whole = frozenset(m.group(1) + m.group(2) for t in texts for m in _CODE.finditer(t))
+    bare = frozenset(m.group(2) for t in texts for m in _CODE.finditer(t) if not m.group(1))
+    return whole, bare
+
+
+def _spec_codes(masked: str, codes: tuple[frozenset[str], frozenset[str]]) -> list[Hit]:
+    """Codes of the question that a spec's own text values write (``_value_codes``):
+    the whole code or, where the value writes the number alone, its number after any
+    letters."""
+    whole, bare = codes
     return [
         Hit("code", m.start(2), m.end(2), m.group(0))
         for m in _CODE.finditer(masked)
