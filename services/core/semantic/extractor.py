@@ -403,7 +403,8 @@ class SemanticExtractor:
             return NoFingerprint("empty question"), False, False, (), ()
         scan = self._products.scan(norm)
         trademarks = self._trademarks(text)
-        decision, by_unit, nouns = self._decide_scanned(norm, scan, trademarks)
+        boundaries = self._segmenter.boundaries(norm)
+        decision, by_unit, nouns = self._decide_scanned(norm, scan, boundaries, trademarks)
         if not scan.products and (
             (isinstance(decision, NoFingerprint) and not scan.unknown)
             or (
@@ -412,7 +413,7 @@ class SemanticExtractor:
                 and bool(scan.unknown)
             )
         ):
-            in_context = self._in_context(norm, scan, trademarks)
+            in_context = self._in_context(norm, scan, boundaries, trademarks)
             if in_context is not None:
                 return in_context
         listed = tuple(
@@ -423,7 +424,7 @@ class SemanticExtractor:
         return decision, any(m.derived for m in scan.products), by_unit, nouns, listed
 
     def _in_context(
-        self, norm: str, scan: ProductScan, trademarks: frozenset[str]
+        self, norm: str, scan: ProductScan, cuts: frozenset[int], trademarks: frozenset[str]
     ) -> _RulesDecision | None:
         """汉的三电质保, s9 41mm屏幕多大, the 45 mm series 9: a short name only context makes
         a product (a one-character short name that is a word of its own, or a listed
@@ -437,13 +438,12 @@ class SemanticExtractor:
         (mention,) = mentions
         if any(not (mention.start <= u.start and u.end <= mention.end + 1) for u in scan.unknown):
             return None  # "series 9" may have been read as an unknown model: only that one
-        cuts = self._segmenter.boundaries(norm)
         if mention.start not in cuts or mention.end not in cuts:
             return None  # 汉字, 好汉, 武汉: part of a word
         if not opens_a_word(norm[mention.end :], self._openings):
             return None  # 汉兰达: a name the dictionary does not know
         named = ProductScan((mention,), (), scan.brands)
-        decision, by_unit, nouns = self._decide_scanned(norm, named, trademarks)
+        decision, by_unit, nouns = self._decide_scanned(norm, named, cuts, trademarks)
         if not isinstance(decision, Fingerprint) or decision.product is None:
             return None
         category = self._products.category_of(decision.product)
@@ -554,9 +554,14 @@ class SemanticExtractor:
         return _blank_spans(gate_text, blanked)
 
     def _decide_scanned(
-        self, norm: str, scan: ProductScan, trademarks: frozenset[str] = frozenset()
+        self,
+        norm: str,
+        scan: ProductScan,
+        boundaries: frozenset[int],
+        trademarks: frozenset[str] = frozenset(),
     ) -> tuple[SemanticDecision, bool, tuple[tuple[int, int], ...]]:
-        boundaries = self._segmenter.boundaries(norm)
+        """The rules' decision on ``norm`` (word boundaries: ``boundaries``, segmented
+        once per question) with the products ``scan`` names."""
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
             for h in self._other_brands.find(norm, boundaries)
