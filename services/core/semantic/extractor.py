@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -466,7 +466,9 @@ class SemanticExtractor:
             if (word := match.group().lower()) in self._known_words
         )
 
-    def _named_beside(self, masked: str, boundaries: frozenset[int]) -> list[tuple[int, int]]:
+    def _named_beside(
+        self, masked: str, attribute_words: Callable[[], list[Hit]]
+    ) -> list[tuple[int, int]]:
         """Spans of attribute words that are also a bypass cue, standing right beside
         another cue of the same attribute: in "promotion refresh rate" the word is the
         display feature the vocabulary lists for the refresh rate named next to it, not
@@ -475,7 +477,7 @@ class SemanticExtractor:
             return []
         strong = [
             (h, parse_label(h.label).name)
-            for h in self._attributes.find(masked, boundaries)
+            for h in attribute_words()
             if parse_label(h.label).kind == "strong"
         ]
         spans: list[tuple[int, int]] = []
@@ -496,7 +498,11 @@ class SemanticExtractor:
         return spans
 
     def _situation_blanked(
-        self, gate_text: str, masked: str, boundaries: frozenset[int], intent: str
+        self,
+        gate_text: str,
+        boundaries: frozenset[int],
+        intent: str,
+        attribute_words: Callable[[], list[Hit]],
     ) -> str | None:
         """``gate_text`` with the clauses blanked that only describe the asker's
         situation, when another clause names the product: a clause with no product, no
@@ -509,7 +515,7 @@ class SemanticExtractor:
         ):
             return None
         cues = self._gate.hits(intent, gate_text, boundaries)
-        worded = [(h.start, h.end) for h in self._attributes.find(masked, boundaries)]
+        worded = [(h.start, h.end) for h in attribute_words()]
         blanked: list[tuple[int, int]] = []
         for start, end in clauses:
             clause = gate_text[start:end]
@@ -570,6 +576,14 @@ class SemanticExtractor:
         unknown = [*scan.unknown, *other]
         masked = _mask(norm, scan.products, PRODUCT_MASK)
         masked = _mask(masked, [*unknown, *scan.brands], UNKNOWN_MASK)
+        found: list[list[Hit]] = []
+
+        def attribute_words() -> list[Hit]:
+            """The attribute vocabulary's hits in ``masked``, read once, by whichever
+            step needs them first (the gate's checks and the attribute reading)."""
+            if not found:
+                found.append(self._attributes.find(masked, boundaries))
+            return found[0]
 
         product_ids = scan.product_ids
         category = self._products.category_of(product_ids[0]) if len(product_ids) == 1 else None
@@ -584,14 +598,14 @@ class SemanticExtractor:
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
         gate_text = _blank_words(masked, trademarks)
-        gate_text = _blank_spans(gate_text, self._named_beside(masked, boundaries))
+        gate_text = _blank_spans(gate_text, self._named_beside(masked, attribute_words))
         bypass = self._gate.first_bypass(gate_text, boundaries, structural)
         if bypass is not None and bypass[0] == "compare" and "compare" not in structural:
             # "refund the difference": a compare word inside a longer strong phrase of the
             # vocabulary is that phrase's word, not a comparison; read again without them.
             spans = [
                 (h.start, h.end)
-                for h in self._attributes.find(masked, boundaries)
+                for h in attribute_words()
                 if parse_label(h.label).kind == "strong" and " " in h.text.strip()
             ]
             if spans:
@@ -611,7 +625,7 @@ class SemanticExtractor:
         if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
             # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
             # (no product, no attribute word) carries no bypass of the question asked.
-            situation = self._situation_blanked(gate_text, masked, boundaries, bypass[0])
+            situation = self._situation_blanked(gate_text, boundaries, bypass[0], attribute_words)
             if situation is not None:
                 # "我买了个磁吸底座，苹果16无线充几瓦": what the asker did is theirs, but
                 # a catalog product's spec is everyone's answer; a policy or a price
@@ -621,7 +635,7 @@ class SemanticExtractor:
         if bypass is not None:
             return Bypass(*bypass), False, ()
 
-        attribute_hits = self._attributes.find(masked, boundaries)
+        attribute_hits = attribute_words()
         constraint_spans = reading.spans()
         attribute_hits = _without_quantity_heads(
             _without_cut_cues(strip_inside(attribute_hits, constraint_spans)), masked
