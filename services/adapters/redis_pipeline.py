@@ -94,9 +94,7 @@ class _Connection(asyncio.Protocol):
         if self.closed or self._transport is None:
             raise RedisConnectionError("redis connection closed")
         loop = self._loop
-        waiter: asyncio.Future[Any] = loop.create_future()
-        pending = self._pending
-        if not pending and not self._out:
+        if not self._pending and not self._out:
             # Nothing in flight: nothing to batch with, so no loop turn is waited for (a
             # lone client's hit); calls that follow in this turn are joined as below.
             self._transport.write(command)
@@ -104,10 +102,7 @@ class _Connection(asyncio.Protocol):
             if not self._out:
                 loop.call_soon(self._flush)
             self._out.append(command)
-        pending.append((waiter, loop.time() + self._timeout_s))
-        if self._watchdog is None:
-            self._watchdog = loop.call_later(self._timeout_s, self._check)
-        return waiter
+        return self._expect_reply(loop.time() + self._timeout_s)
 
     def call_many(self, commands: Sequence[bytes]) -> list[asyncio.Future[Any]]:
         """Calls known together (a batch's scripts): written in one write when nothing
@@ -116,17 +111,18 @@ class _Connection(asyncio.Protocol):
             return [self.call(command) for command in commands]
         if self.closed or self._transport is None:
             raise RedisConnectionError("redis connection closed")
-        loop = self._loop
-        deadline = loop.time() + self._timeout_s
-        waiters: list[asyncio.Future[Any]] = []
-        for _ in commands:
-            waiter: asyncio.Future[Any] = loop.create_future()
-            self._pending.append((waiter, deadline))
-            waiters.append(waiter)
+        deadline = self._loop.time() + self._timeout_s
         self._transport.write(b"".join(commands))
+        return [self._expect_reply(deadline) for _ in commands]
+
+    def _expect_reply(self, deadline: float) -> asyncio.Future[Any]:
+        """A waiter for the next reply not yet waited for, due by ``deadline``, with the
+        watchdog armed (a command was just written or queued)."""
+        waiter: asyncio.Future[Any] = self._loop.create_future()
+        self._pending.append((waiter, deadline))
         if self._watchdog is None:
-            self._watchdog = loop.call_later(self._timeout_s, self._check)
-        return waiters
+            self._watchdog = self._loop.call_later(self._timeout_s, self._check)
+        return waiter
 
     def _flush(self) -> None:
         out, self._out = self._out, []

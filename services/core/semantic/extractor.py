@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -116,6 +116,14 @@ class SemanticExtractor:
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))
         self._specs = MappingProxyType(specs)
+        # (product, attribute) → the codes its text values write (h2, a18, 4.0): read
+        # once here, not for every question that names the product.
+        self._value_codes = {
+            (product_id, str(attribute)): codes
+            for product_id, product_specs in specs.items()
+            for attribute, spec in product_specs.items()
+            if (codes := _value_codes(spec))[0]
+        }
         # Attributes the catalog gives in a currency: a bare number asked to be confirmed
         # ("官方价是6999吗") is their own stated value.
         self._money_attributes = frozenset(
@@ -394,7 +402,9 @@ class SemanticExtractor:
         if not norm:
             return NoFingerprint("empty question"), False, False, (), ()
         scan = self._products.scan(norm)
-        decision, by_unit, nouns = self._decide_scanned(norm, scan, self._trademarks(text))
+        trademarks = self._trademarks(text)
+        boundaries = self._segmenter.boundaries(norm)
+        decision, by_unit, nouns = self._decide_scanned(norm, scan, boundaries, trademarks)
         if not scan.products and (
             (isinstance(decision, NoFingerprint) and not scan.unknown)
             or (
@@ -403,7 +413,7 @@ class SemanticExtractor:
                 and bool(scan.unknown)
             )
         ):
-            in_context = self._in_context(norm, scan, self._trademarks(text))
+            in_context = self._in_context(norm, scan, boundaries, trademarks)
             if in_context is not None:
                 return in_context
         listed = tuple(
@@ -414,7 +424,7 @@ class SemanticExtractor:
         return decision, any(m.derived for m in scan.products), by_unit, nouns, listed
 
     def _in_context(
-        self, norm: str, scan: ProductScan, trademarks: frozenset[str]
+        self, norm: str, scan: ProductScan, cuts: frozenset[int], trademarks: frozenset[str]
     ) -> _RulesDecision | None:
         """汉的三电质保, s9 41mm屏幕多大, the 45 mm series 9: a short name only context makes
         a product (a one-character short name that is a word of its own, or a listed
@@ -428,13 +438,12 @@ class SemanticExtractor:
         (mention,) = mentions
         if any(not (mention.start <= u.start and u.end <= mention.end + 1) for u in scan.unknown):
             return None  # "series 9" may have been read as an unknown model: only that one
-        cuts = self._segmenter.boundaries(norm)
         if mention.start not in cuts or mention.end not in cuts:
             return None  # 汉字, 好汉, 武汉: part of a word
         if not opens_a_word(norm[mention.end :], self._openings):
             return None  # 汉兰达: a name the dictionary does not know
         named = ProductScan((mention,), (), scan.brands)
-        decision, by_unit, nouns = self._decide_scanned(norm, named, trademarks)
+        decision, by_unit, nouns = self._decide_scanned(norm, named, cuts, trademarks)
         if not isinstance(decision, Fingerprint) or decision.product is None:
             return None
         category = self._products.category_of(decision.product)
@@ -457,7 +466,9 @@ class SemanticExtractor:
             if (word := match.group().lower()) in self._known_words
         )
 
-    def _named_beside(self, masked: str, boundaries: frozenset[int]) -> list[tuple[int, int]]:
+    def _named_beside(
+        self, masked: str, attribute_words: Callable[[], list[Hit]]
+    ) -> list[tuple[int, int]]:
         """Spans of attribute words that are also a bypass cue, standing right beside
         another cue of the same attribute: in "promotion refresh rate" the word is the
         display feature the vocabulary lists for the refresh rate named next to it, not
@@ -466,7 +477,7 @@ class SemanticExtractor:
             return []
         strong = [
             (h, parse_label(h.label).name)
-            for h in self._attributes.find(masked, boundaries)
+            for h in attribute_words()
             if parse_label(h.label).kind == "strong"
         ]
         spans: list[tuple[int, int]] = []
@@ -487,7 +498,11 @@ class SemanticExtractor:
         return spans
 
     def _situation_blanked(
-        self, gate_text: str, masked: str, boundaries: frozenset[int], intent: str
+        self,
+        gate_text: str,
+        boundaries: frozenset[int],
+        intent: str,
+        attribute_words: Callable[[], list[Hit]],
     ) -> str | None:
         """``gate_text`` with the clauses blanked that only describe the asker's
         situation, when another clause names the product: a clause with no product, no
@@ -500,7 +515,7 @@ class SemanticExtractor:
         ):
             return None
         cues = self._gate.hits(intent, gate_text, boundaries)
-        worded = [(h.start, h.end) for h in self._attributes.find(masked, boundaries)]
+        worded = [(h.start, h.end) for h in attribute_words()]
         blanked: list[tuple[int, int]] = []
         for start, end in clauses:
             clause = gate_text[start:end]
@@ -545,9 +560,14 @@ class SemanticExtractor:
         return _blank_spans(gate_text, blanked)
 
     def _decide_scanned(
-        self, norm: str, scan: ProductScan, trademarks: frozenset[str] = frozenset()
+        self,
+        norm: str,
+        scan: ProductScan,
+        boundaries: frozenset[int],
+        trademarks: frozenset[str] = frozenset(),
     ) -> tuple[SemanticDecision, bool, tuple[tuple[int, int], ...]]:
-        boundaries = self._segmenter.boundaries(norm)
+        """The rules' decision on ``norm`` (word boundaries: ``boundaries``, segmented
+        once per question) with the products ``scan`` names."""
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
             for h in self._other_brands.find(norm, boundaries)
@@ -556,6 +576,14 @@ class SemanticExtractor:
         unknown = [*scan.unknown, *other]
         masked = _mask(norm, scan.products, PRODUCT_MASK)
         masked = _mask(masked, [*unknown, *scan.brands], UNKNOWN_MASK)
+        found: list[list[Hit]] = []
+
+        def attribute_words() -> list[Hit]:
+            """The attribute vocabulary's hits in ``masked``, read once, by whichever
+            step needs them first (the gate's checks and the attribute reading)."""
+            if not found:
+                found.append(self._attributes.find(masked, boundaries))
+            return found[0]
 
         product_ids = scan.product_ids
         category = self._products.category_of(product_ids[0]) if len(product_ids) == 1 else None
@@ -570,14 +598,14 @@ class SemanticExtractor:
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
         gate_text = _blank_words(masked, trademarks)
-        gate_text = _blank_spans(gate_text, self._named_beside(masked, boundaries))
+        gate_text = _blank_spans(gate_text, self._named_beside(masked, attribute_words))
         bypass = self._gate.first_bypass(gate_text, boundaries, structural)
         if bypass is not None and bypass[0] == "compare" and "compare" not in structural:
             # "refund the difference": a compare word inside a longer strong phrase of the
             # vocabulary is that phrase's word, not a comparison; read again without them.
             spans = [
                 (h.start, h.end)
-                for h in self._attributes.find(masked, boundaries)
+                for h in attribute_words()
                 if parse_label(h.label).kind == "strong" and " " in h.text.strip()
             ]
             if spans:
@@ -597,7 +625,7 @@ class SemanticExtractor:
         if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
             # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
             # (no product, no attribute word) carries no bypass of the question asked.
-            situation = self._situation_blanked(gate_text, masked, boundaries, bypass[0])
+            situation = self._situation_blanked(gate_text, boundaries, bypass[0], attribute_words)
             if situation is not None:
                 # "我买了个磁吸底座，苹果16无线充几瓦": what the asker did is theirs, but
                 # a catalog product's spec is everyone's answer; a policy or a price
@@ -607,7 +635,7 @@ class SemanticExtractor:
         if bypass is not None:
             return Bypass(*bypass), False, ()
 
-        attribute_hits = self._attributes.find(masked, boundaries)
+        attribute_hits = attribute_words()
         constraint_spans = reading.spans()
         attribute_hits = _without_quantity_heads(
             _without_cut_cues(strip_inside(attribute_hits, constraint_spans)), masked
@@ -699,10 +727,11 @@ class SemanticExtractor:
             # "screen size, is it 6.3?": the product's own value asked to be confirmed,
             # its unit left out; any other bare number may name a variant (abstain).
             durations += [h for h in _stated_numbers(masked) if float(h.text) == own]
-        if product is not None:
+        codes = self._value_codes.get((product, attribute)) if product is not None else None
+        if codes is not None:
             # "is it H2", "是9000S吗", "出厂是鸿蒙4.0吗": a code of the product's own text
             # value (a chip, a system version) names that value, not a variant.
-            durations += _spec_codes(masked, self._specs[product].get(attribute))
+            durations += _spec_codes(masked, codes)
         if product is not None and _lists_items(self._specs[product].get(attribute)):
             # "盒子里有70W适配器吗": the answer lists things, and a value in a unit
             # (70W) describes the thing asked about, not a variant of the product.
@@ -811,15 +840,20 @@ def _spec_texts_of(spec: Any) -> list[str]:
     return out
 
 
-def _spec_codes(masked: str, spec: Any) -> list[Hit]:
-    """Codes of the question that the spec's own text values write: the whole code
-    (h2, a18, 9000s) or, where the value writes the number alone (iOS 17, HarmonyOS
-    4.0), its number after any letters."""
+def _value_codes(spec: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """The codes a spec's own text values write: whole (h2, a18, 9000s), and the numbers
+    a value writes alone (the 17 of iOS 17, the 4.0 of HarmonyOS 4.0)."""
     texts = _spec_texts_of(spec)
-    if not texts:
-        return []
-    whole = {m.group(1) + m.group(2) for t in texts for m in _CODE.finditer(t)}
-    bare = {m.group(2) for t in texts for m in _CODE.finditer(t) if not m.group(1)}
+    whole = frozenset(m.group(1) + m.group(2) for t in texts for m in _CODE.finditer(t))
+    bare = frozenset(m.group(2) for t in texts for m in _CODE.finditer(t) if not m.group(1))
+    return whole, bare
+
+
+def _spec_codes(masked: str, codes: tuple[frozenset[str], frozenset[str]]) -> list[Hit]:
+    """Codes of the question that a spec's own text values write (``_value_codes``):
+    the whole code or, where the value writes the number alone, its number after any
+    letters."""
+    whole, bare = codes
     return [
         Hit("code", m.start(2), m.end(2), m.group(0))
         for m in _CODE.finditer(masked)
@@ -873,6 +907,21 @@ def _blank_spans(text: str, spans: Sequence[tuple[int, int]], blank: str = "_") 
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
 
 
+def _spec_values(
+    catalog: Mapping[str, Any],
+) -> Iterator[tuple[Mapping[str, Any], str, Mapping[str, Any]]]:
+    """(product, attribute, value) for every value the catalog's specs give: a spec's
+    own, or each of its variants' (a spec ``by`` a key)."""
+    for raw in catalog.get("products", ()):
+        for attribute, spec in raw.get("specs", {}).items():
+            if not isinstance(spec, Mapping):
+                continue
+            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
+            for value in values:
+                if isinstance(value, Mapping):
+                    yield raw, str(attribute), value
+
+
 def _spec_units(
     catalog: Mapping[str, Any], known_units: frozenset[str] = frozenset()
 ) -> dict[str, dict[str, frozenset[str]]]:
@@ -882,20 +931,15 @@ def _spec_units(
     lexicon's unit table); a unit some spec does use is left to the specs."""
     found: dict[str, dict[str, set[str]]] = {}
     noted: dict[str, dict[str, set[str]]] = {}
-    for raw in catalog.get("products", ()):
+    for raw, attribute, value in _spec_values(catalog):
         category = str(raw.get("category", ""))
-        for attribute, spec in raw.get("specs", {}).items():
-            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
-            for value in values:
-                if not isinstance(value, Mapping):
-                    continue
-                unit = value.get("unit")
-                if unit:
-                    found.setdefault(str(unit), {}).setdefault(str(attribute), set()).add(category)
-                for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
-                    if match.group(1) in known_units:
-                        by = noted.setdefault(match.group(1), {})
-                        by.setdefault(str(attribute), set()).add(category)
+        unit = value.get("unit")
+        if unit:
+            found.setdefault(str(unit), {}).setdefault(attribute, set()).add(category)
+        for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
+            if match.group(1) in known_units:
+                by = noted.setdefault(match.group(1), {})
+                by.setdefault(attribute, set()).add(category)
     for unit, by_attribute in noted.items():
         if unit not in found:
             found[unit] = by_attribute
@@ -906,19 +950,12 @@ def _catalog_text_words(catalog: Mapping[str, Any]) -> frozenset[str]:
     """Latin words of the catalog's own spec texts and notes (the usb of "USB-C cable"):
     a word the catalog writes is understood, never a misspelt variant."""
     words: set[str] = set()
-    for raw in catalog.get("products", ()):
-        for spec in raw.get("specs", {}).values():
-            if not isinstance(spec, Mapping):
-                continue
-            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
-            for value in values:
-                if not isinstance(value, Mapping):
-                    continue
-                texts = value.get("value")
-                items = list(texts) if isinstance(texts, (list, tuple)) else [texts]
-                for text in (*items, value.get("note")):
-                    if isinstance(text, str):
-                        words.update(_LATIN_WORD.findall(text.lower()))
+    for _, _, value in _spec_values(catalog):
+        texts = value.get("value")
+        items = list(texts) if isinstance(texts, (list, tuple)) else [texts]
+        for text in (*items, value.get("note")):
+            if isinstance(text, str):
+                words.update(_LATIN_WORD.findall(text.lower()))
     return frozenset(words)
 
 
@@ -950,18 +987,11 @@ def _spec_value_texts(catalog: Mapping[str, Any]) -> dict[str, list[str]]:
     (letters, then a number: "A18", "Apple H2", "IP68", "HarmonyOS 4.0"), each once, in
     catalog order; a number with its unit after it ("128GB") is the units' business."""
     found: dict[str, dict[str, None]] = {}
-    for raw in catalog.get("products", ()):
-        for attribute, spec in raw.get("specs", {}).items():
-            if not isinstance(spec, Mapping):
-                continue
-            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
-            for value in values:
-                if not isinstance(value, Mapping):
-                    continue
-                text = value.get("value")
-                # A list names things (a box's 70W adapter), not a value of the attribute.
-                if isinstance(text, str) and _MODEL_CODE.search(text):
-                    found.setdefault(str(attribute), {})[text.lower()] = None
+    for _, attribute, value in _spec_values(catalog):
+        text = value.get("value")
+        # A list names things (a box's 70W adapter), not a value of the attribute.
+        if isinstance(text, str) and _MODEL_CODE.search(text):
+            found.setdefault(attribute, {})[text.lower()] = None
     return {a: list(texts) for a, texts in found.items()}
 
 
@@ -972,17 +1002,10 @@ _MODEL_CODE = re.compile(r"[A-Za-z]\s?\d")
 def _noted_units(catalog: Mapping[str, Any], known_units: frozenset[str]) -> dict[str, set[str]]:
     """unit → the attributes whose spec notes state a number in it ("or 80,000 km")."""
     found: dict[str, set[str]] = {}
-    for raw in catalog.get("products", ()):
-        for attribute, spec in raw.get("specs", {}).items():
-            if not isinstance(spec, Mapping):
-                continue
-            values = [spec] if "value" in spec else list(spec.get("values", {}).values())
-            for value in values:
-                if not isinstance(value, Mapping):
-                    continue
-                for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
-                    if match.group(1) in known_units:
-                        found.setdefault(match.group(1), set()).add(str(attribute))
+    for _, attribute, value in _spec_values(catalog):
+        for match in _NOTED_UNIT.finditer(str(value.get("note", ""))):
+            if match.group(1) in known_units:
+                found.setdefault(match.group(1), set()).add(attribute)
     return found
 
 
