@@ -92,15 +92,6 @@ class AuditWriter:
             self._queued_rows -= rows
             await self._write(batch)
 
-    async def drain(self) -> None:
-        """Write whatever is queued (graceful shutdown)."""
-        batch = []
-        while not self._queue.empty():
-            batch.append(self._queue.get_nowait())
-            self._queued_rows -= len(batch[-1][0])
-        if batch:
-            await self._write(batch)
-
     def _write_one_by_one(self, records: list[AuditRecord]) -> None:
         """A refused batch: find the refused rows and store them sanitized, so one bad
         row never stalls the stream (the events themselves were applied)."""
