@@ -110,14 +110,12 @@ class _CompiledInsert:
     def parameters(self, records: Sequence[AuditRecord]) -> list[Any]:
         """Each record's parameters, every value through its column's processor (None
         included, as SQLAlchemy does: a processor decides what None becomes)."""
-        columns = tuple(
-            zip(range(len(self.names)), self.names, self.processors, self.json_lists, strict=True)
-        )
+        columns = tuple(enumerate(zip(self.names, self.processors, self.json_lists, strict=True)))
         serialized = self._serialized
         rows: list[tuple[Any, ...]] = []
         for record in records:
             row = []
-            for i, name, process, json_list in columns:
+            for i, (name, process, json_list) in columns:
                 value = getattr(record, name)
                 if process is None:
                     row.append(value)
