@@ -35,7 +35,10 @@ Arg = str | bytes | int
 
 
 def _encode(parts: Sequence[Arg]) -> bytes:
-    return b"*%d\r\n" % len(parts) + _encode_parts(parts)
+    """One command in RESP, by hiredis (C): a batch's bump call has a hundred arguments,
+    three times faster than ``_encode_parts``'s loop."""
+    # hiredis's stub types the argument as a one-item tuple; it takes any number.
+    return hiredis.pack_command(tuple(parts))  # type: ignore[arg-type,no-any-return]
 
 
 def _encode_parts(parts: Sequence[Arg]) -> bytes:
