@@ -25,6 +25,8 @@ from services.core.semantic.admission import (
     UNKNOWN_MASK,
     AdmissionGate,
     AdmissionPolicy,
+    only_present_time,
+    volatile_attributes,
 )
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
 from services.core.semantic.constraints import ConstraintResolver
@@ -130,6 +132,7 @@ class SemanticExtractor:
             a for u, by in spec_units.items() if u in _CURRENCIES for a in by
         )
         self._product_keys = _product_varying_keys(specs)
+        self._volatile = volatile_attributes(attributes)
         # (attribute, key, value) → the categories of the products whose spec offers it.
         value_categories: dict[tuple[str, str, str], set[str]] = {}
         for entry in entries:
@@ -621,6 +624,19 @@ class SemanticExtractor:
                 bypass = self._gate.first_bypass(
                     gate_text, boundaries, structural, skip=frozenset(("compare",))
                 )
+        present: tuple[str, str] | None = None
+        if (
+            bypass is not None
+            and bypass[0] == "realtime"
+            and "realtime" not in structural
+            and only_present_time(self._gate.hits("realtime", gate_text, boundaries))
+        ):
+            # "现在出厂是什么系统": "now" alone is real-time only for an attribute that
+            # changes with the moment; read on, and decide once the attribute is known.
+            present = bypass
+            bypass = self._gate.first_bypass(
+                gate_text, boundaries, structural, skip=frozenset(("realtime",))
+            )
         spec_only = False
         if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
             # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
@@ -662,9 +678,13 @@ class SemanticExtractor:
         ]
         choice = self._attributes.resolve(attribute_hits, category, reading.values, masked)
         if choice.attribute is None:
+            if present is not None:
+                return Bypass(*present), False, ()
             return NoFingerprint(choice.reason), False, ()
         attribute = choice.attribute
         spec = self._attributes.spec(attribute)
+        if present is not None and attribute in self._volatile:
+            return Bypass(*present), False, ()
         product = product_ids[0] if product_ids else None
         if product is not None and _store_wide(spec, category):
             # "苹果16包邮吗": the policy applies to the store, not to phones (attributes.json's
