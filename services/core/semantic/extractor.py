@@ -29,7 +29,7 @@ from services.core.semantic.admission import (
     volatile_attributes,
 )
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
-from services.core.semantic.constraints import ConstraintResolver
+from services.core.semantic.constraints import ConstraintResolver, variant_name_end
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
 from services.core.semantic.lexicon import UNIT_VALUE_MARK, AttributeSpec, SlotLexicon, parse_label
 from services.core.semantic.normalise import TextNormaliser
@@ -775,12 +775,16 @@ class SemanticExtractor:
         # A variant the fingerprint names by a number in a unit ("the bigger 45 mm one,
         # how much") is no sign of the attribute asked: the second reader reads the
         # question without it, as it does without the nouns of stated values (its unit
-        # would read as a size). Worded values (电池质保, 长焦) imply the attribute: kept.
+        # would read as a size), nor is a worded variant of a key that only says which
+        # product ("base version", "long range": a trim; its "version" reads as a system
+        # version). Worded values of a key that names what is asked (电池质保, 长焦) imply
+        # the attribute: kept.
         chosen = {f"{key}={value}" for key, value in constraint_choice.constraints}
         variants = tuple(
-            (h.start, h.end)
+            (h.start, variant_name_end(masked, h.end))
             for h in reading.hits
-            if h.label in chosen and any(ch.isdigit() for ch in h.text)
+            if h.label in chosen
+            and (any(ch.isdigit() for ch in h.text) or parse_label(h.label).name not in TOPIC_KEYS)
         )
         return fingerprint, choice.by_unit, (*value_nouns, *variants)
 
