@@ -18,6 +18,7 @@ from typing import Any
 
 from services.core.errors import CachecohError
 from services.core.semantic.fingerprint import BYPASS_INTENTS, CACHEABLE_INTENTS
+from services.core.semantic.lexicon import COLLOQUIAL, colloquial_pattern
 from services.core.semantic.phrases import Hit, PhraseSet
 
 PRODUCT_MASK = "§"
@@ -83,7 +84,7 @@ class AdmissionPolicy:
             body = intents.get(name)
             if body is None:
                 raise PolicyError(f"$.intents.{name}", "missing")
-            patterns = tuple(str(p) for p in body.get("patterns", ()))
+            patterns = tuple(colloquial_pattern(str(p)) for p in body.get("patterns", ()))
             for index, pattern in enumerate(patterns):
                 try:
                     re.compile(pattern)
@@ -122,7 +123,12 @@ class AdmissionGate:
         self._order = tuple(i for i in policy.precedence if i in BYPASS_INTENTS)
         self._sets = {
             rule.intent: PhraseSet(
-                ((v, rule.intent) for p in rule.phrases for v in question_particle_variants(p)),
+                (
+                    (v, rule.intent)
+                    for p in rule.phrases
+                    for v in question_particle_variants(p)
+                    for v in (v, *colloquial_forms(v))
+                ),
                 ((p, rule.intent) for p in rule.patterns),
                 scan_led_patterns_alone=True,
             )
@@ -204,6 +210,11 @@ def question_particle_variants(phrase: str) -> tuple[str, ...]:
     if stem.endswith("了"):
         variants += [stem + "没", stem[:-1] + "没"]
     return tuple(variants)
+
+
+def colloquial_forms(phrase: str) -> tuple[str, ...]:
+    """``phrase`` written with the colloquial words of the written ones it has."""
+    return tuple(phrase.replace(w, c) for w, c in COLLOQUIAL if w in phrase)
 
 
 def _describe(hits: Sequence[Hit]) -> str:

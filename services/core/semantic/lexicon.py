@@ -78,23 +78,41 @@ def parse_label(label: str) -> Label:
     return Label("strong", body, "", categories)
 
 
-#: Written abbreviations of English words in phrases ("incl. the case").
-_ABBREVIATIONS = {"including": ("incl", "incl."), "included": ("incl", "incl.")}
+#: Written abbreviations of English words in phrases ("incl. the case", "how many hrs").
+_ABBREVIATIONS = {
+    "including": ("incl", "incl."),
+    "included": ("incl", "incl."),
+    "hours": ("hrs",),
+    "hour": ("hr",),
+}
+#: Colloquial Chinese words and the written word they stand for (啥 is 什么 in chat).
+COLLOQUIAL = (("什么", "啥"),)
 
 
 def _abbreviated(phrases: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Each phrase with a word that shoppers abbreviate, written abbreviated too."""
+    """Each phrase with a word that shoppers abbreviate, or write colloquially (啥时候
+    for 什么时候), written so too."""
     listed = {p for p, _ in phrases}
     out: list[tuple[str, str]] = []
     for phrase, label in phrases:
+        forms: list[str] = []
         words = phrase.split(" ")
         for index, word in enumerate(words):
             for short in _ABBREVIATIONS.get(word, ()):
-                form = " ".join((*words[:index], short, *words[index + 1 :]))
-                if form not in listed:
-                    listed.add(form)
-                    out.append((form, label))
+                forms.append(" ".join((*words[:index], short, *words[index + 1 :])))
+        forms.extend(phrase.replace(w, c) for w, c in COLLOQUIAL if w in phrase)
+        for form in forms:
+            if form not in listed:
+                listed.add(form)
+                out.append((form, label))
     return out
+
+
+def colloquial_pattern(regex: str) -> str:
+    """``regex`` also matching the colloquial forms of the written words it spells."""
+    for written, spoken in COLLOQUIAL:
+        regex = regex.replace(written, f"(?:{written}|{spoken})")
+    return regex
 
 
 def _negated_participles(phrases: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -312,9 +330,9 @@ class SlotLexicon:
         return cls(
             attributes=specs,
             attribute_phrases=tuple(phrases),
-            attribute_patterns=tuple(patterns),
+            attribute_patterns=tuple((colloquial_pattern(r), label) for r, label in patterns),
             constraint_phrases=tuple(c_phrases),
-            constraint_patterns=tuple(c_patterns),
+            constraint_patterns=tuple((colloquial_pattern(r), label) for r, label in c_patterns),
             constraint_hints=tuple(hints),
             dominance=dominance,
             brands=brands,
