@@ -637,6 +637,9 @@ class SemanticExtractor:
             bypass = self._gate.first_bypass(
                 gate_text, boundaries, structural, skip=frozenset(("realtime",))
             )
+            if bypass is not None:
+                # Another intent applies too: the policy's precedence decides, as before.
+                bypass, present = present, None
         spec_only = False
         if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
             # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
