@@ -56,6 +56,9 @@ def _key(extractor: SemanticExtractor, question: str) -> str | None:
         ("现在包邮吗", "realtime"),
         # 啥 is 什么 to every bypass phrase and pattern.
         ("苹果16啥时候降价", "predict"),
+        # 会不会 with no water nearby, or with no damage verb, still asks the future.
+        ("小米14摔了会不会坏", "predict"),
+        ("苹果16会不会出新配色", "predict"),
         # Which one, with an attribute noun, and a comparative adjective.
         ("小米手机和苹果15哪个续航久", "compare"),
     ],
@@ -114,6 +117,11 @@ def test_bypasses(extractor: SemanticExtractor, question: str, intent: str) -> N
         # What is in the box, with the product inside the phrase.
         ("what's in the galaxy s24 box", "samsung_galaxy_s24|in_box|"),
         ("will the xiaomi 14 come with a charger", "xiaomi_14|in_box|"),
+        # 会不会 + a damage verb beside water or sweat asks how resistant it is.
+        ("小米14淋雨会不会坏 防水等级是多少", "xiaomi_14|water_resistance|"),
+        ("airpods pro 2 游泳会不会进水", "airpods_pro_2|water_resistance|"),
+        # Who pays the shipping of a return is the return policy's.
+        ("没拆封的退货运费谁承担", "null|return_policy|item_state=unopened"),
         # A trim's head noun is part of the variant's name, not a system version.
         ("tesla model 3 performance version range", "tesla_model_3|range|trim=performance"),
     ],
