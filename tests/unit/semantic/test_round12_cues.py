@@ -120,6 +120,12 @@ def test_bypasses(extractor: SemanticExtractor, question: str, intent: str) -> N
         # 会不会 + a damage verb beside water or sweat asks how resistant it is.
         ("小米14淋雨会不会坏 防水等级是多少", "xiaomi_14|water_resistance|"),
         ("airpods pro 2 游泳会不会进水", "airpods_pro_2|water_resistance|"),
+        # The battery, the product between, then "covered": the battery's warranty.
+        (
+            "is the battery pack of the tesla model y covered for 8 years",
+            "tesla_model_y|warranty|coverage=battery",
+        ),
+        ("samsung s24 whats included", "samsung_galaxy_s24|in_box|"),
         # Who pays the shipping of a return is the return policy's.
         ("没拆封的退货运费谁承担", "null|return_policy|item_state=unopened"),
         # A trim's head noun is part of the variant's name, not a system version.
