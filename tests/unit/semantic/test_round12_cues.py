@@ -126,6 +126,10 @@ def test_bypasses(extractor: SemanticExtractor, question: str, intent: str) -> N
             "tesla_model_y|warranty|coverage=battery",
         ),
         ("xiaomi 14 what is included with it", "xiaomi_14|in_box|"),
+        # Chat word order: the attribute noun first, then the question words.
+        ("xiaomi 14 screen how big", "xiaomi_14|screen_size|"),
+        ("galaxy s24 battery how long", "samsung_galaxy_s24|battery_life|"),
+        ("xiaomi 14 what system does it come with", "xiaomi_14|operating_system|"),
         # Who pays the shipping of a return is the return policy's.
         ("没拆封的退货运费谁承担", "null|return_policy|item_state=unopened"),
         # A trim's head noun is part of the variant's name, not a system version.
