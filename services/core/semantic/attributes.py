@@ -194,6 +194,9 @@ class AttributeResolver:
         strength: str,
         framed: frozenset[str] = frozenset(),
     ) -> AttributeChoice:
+        if candidates - framed:
+            # "保修期内坏了找谁修": the framed cue says when; another cue says what is asked.
+            candidates = candidates - framed
         kept = {
             a
             for a in candidates

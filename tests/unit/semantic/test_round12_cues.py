@@ -130,6 +130,8 @@ def test_bypasses(extractor: SemanticExtractor, question: str, intent: str) -> N
         ("xiaomi 14 screen how big", "xiaomi_14|screen_size|"),
         ("galaxy s24 battery how long", "samsung_galaxy_s24|battery_life|"),
         ("xiaomi 14 what system does it come with", "xiaomi_14|operating_system|"),
+        # A cue inside a time frame says when; the other cue says what is asked.
+        ("保修期内屏幕碎了怎么修", "null|after_sales_service|"),
         # Who pays the shipping of a return is the return policy's.
         ("没拆封的退货运费谁承担", "null|return_policy|item_state=unopened"),
         # A trim's head noun is part of the variant's name, not a system version.
