@@ -50,6 +50,8 @@ def _key(extractor: SemanticExtractor, question: str) -> str | None:
         ("my sister is asking about her order", "personal"),
         ("my brother's galaxy s24 battery life", "personal"),
         ("她的小米14充不进电", "personal"),
+        ("my son wants to send back the xiaomi 14 he bought", "personal"),
+        ("my dad asks if you got his return yet", "personal"),
         # "now" beside an attribute that changes with the moment stays real-time.
         ("小米14现在卖多少", "realtime"),
         ("what colours does the xiaomi 14 come in right now", "realtime"),
