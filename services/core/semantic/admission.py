@@ -18,6 +18,7 @@ from typing import Any
 
 from services.core.errors import CachecohError
 from services.core.semantic.fingerprint import BYPASS_INTENTS, CACHEABLE_INTENTS
+from services.core.semantic.lexicon import COLLOQUIAL, colloquial_pattern
 from services.core.semantic.phrases import Hit, PhraseSet
 
 PRODUCT_MASK = "§"
@@ -83,7 +84,7 @@ class AdmissionPolicy:
             body = intents.get(name)
             if body is None:
                 raise PolicyError(f"$.intents.{name}", "missing")
-            patterns = tuple(str(p) for p in body.get("patterns", ()))
+            patterns = tuple(colloquial_pattern(str(p)) for p in body.get("patterns", ()))
             for index, pattern in enumerate(patterns):
                 try:
                     re.compile(pattern)
@@ -122,7 +123,12 @@ class AdmissionGate:
         self._order = tuple(i for i in policy.precedence if i in BYPASS_INTENTS)
         self._sets = {
             rule.intent: PhraseSet(
-                ((v, rule.intent) for p in rule.phrases for v in question_particle_variants(p)),
+                (
+                    (v, rule.intent)
+                    for p in rule.phrases
+                    for v in question_particle_variants(p)
+                    for v in (v, *colloquial_forms(v))
+                ),
                 ((p, rule.intent) for p in rule.patterns),
                 scan_led_patterns_alone=True,
             )
@@ -162,6 +168,34 @@ class AdmissionGate:
         return phrase_set is not None and bool(phrase_set.find(text, frozenset()))
 
 
+#: Deictic words of the present moment: alone they say "as things are now", which changes
+#: the answer only for an attribute that changes over time (a price, stock), not for a
+#: fixed spec ("现在出厂是什么系统", "how big is the screen now").
+PRESENT_TIME_WORDS = frozenset(
+    (
+        "现在", "目前", "当前", "眼下", "当下", "此刻", "此时", "这会儿", "如今",
+        "now", "right now", "currently", "current", "at the moment", "at present",
+        "as of now", "nowadays", "rn", "atm", "at the minute",
+    )
+)  # fmt: skip
+
+
+def only_present_time(hits: Sequence[Hit]) -> bool:
+    """Whether every cue in ``hits`` is a present-time word and nothing else."""
+    return bool(hits) and all(h.text.strip() in PRESENT_TIME_WORDS for h in hits)
+
+
+def volatile_attributes(attributes: Mapping[str, Any]) -> frozenset[str]:
+    """Attributes whose answer may change with the moment: every policy (a store rule) and
+    each spec whose ``attributes.json`` description sends some of its questions to the
+    realtime intent (a price: "current ... prices are intent 'realtime'")."""
+    return frozenset(
+        str(attr_id)
+        for attr_id, raw in attributes.get("attributes", {}).items()
+        if raw.get("kind") != "spec" or "realtime" in str(raw.get("description", ""))
+    )
+
+
 #: Chinese yes/no questions end in 吗 or, in chat, in 么 / 嘛 or an A-not-A 不 (靠谱不);
 #: a perfective question (到货了吗) also in 没 (到货了没, 到货没).
 _PARTICLE_VARIANTS = ("么", "嘛", "不")
@@ -176,6 +210,11 @@ def question_particle_variants(phrase: str) -> tuple[str, ...]:
     if stem.endswith("了"):
         variants += [stem + "没", stem[:-1] + "没"]
     return tuple(variants)
+
+
+def colloquial_forms(phrase: str) -> tuple[str, ...]:
+    """``phrase`` written with the colloquial words of the written ones it has."""
+    return tuple(phrase.replace(w, c) for w, c in COLLOQUIAL if w in phrase)
 
 
 def _describe(hits: Sequence[Hit]) -> str:

@@ -95,6 +95,14 @@ class AttributeResolver:
                 return AttributeChoice(
                     None, f"a stated value of {rival} competes with {choice.attribute}"
                 )
+            if choice.attribute is not None and any(
+                parse_label(h.label) == Label("value", choice.attribute, "", frozenset())
+                and any(h.inside(c.start, c.end) for c in choice.hits)
+                for h in hits
+            ):
+                # "is it IP68": the phrase is also a value the attribute's own value
+                # patterns read, which settles the attribute as a stated value does.
+                return AttributeChoice(choice.attribute, choice.reason, choice.hits, True)
             return choice
         implied = {self._topic_attribute[k] for k in constraint_keys if k in self._topic_attribute}
         implied = {a for a in implied if self._applies(a, category)}
@@ -186,6 +194,9 @@ class AttributeResolver:
         strength: str,
         framed: frozenset[str] = frozenset(),
     ) -> AttributeChoice:
+        if candidates - framed:
+            # "保修期内坏了找谁修": the framed cue says when; another cue says what is asked.
+            candidates = candidates - framed
         kept = {
             a
             for a in candidates

@@ -305,6 +305,18 @@ _CLOSED_CLASS = frozenset(
 )
 
 
+#: The head nouns a variant's name takes after its value ("base version", "标准版本"):
+#: part of the variant's name, no word of what is asked.
+_VARIANT_NOUN = re.compile(r"\s*(versions?|editions?|variants?|models?|trims?|版本|版|款)(?![a-z])")
+
+
+def variant_name_end(text: str, end: int) -> int:
+    """Where the variant name whose value ends at ``end`` ends: after a head noun that
+    follows the value ("base version", "long range model"), else at ``end``."""
+    found = _VARIANT_NOUN.match(text, end)
+    return found.end() if found is not None else end
+
+
 def _is_cjk(ch: str) -> bool:
     return "\u4e00" <= ch <= "\u9fff"
 

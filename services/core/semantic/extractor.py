@@ -25,9 +25,11 @@ from services.core.semantic.admission import (
     UNKNOWN_MASK,
     AdmissionGate,
     AdmissionPolicy,
+    only_present_time,
+    volatile_attributes,
 )
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
-from services.core.semantic.constraints import ConstraintResolver
+from services.core.semantic.constraints import ConstraintResolver, variant_name_end
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
 from services.core.semantic.lexicon import UNIT_VALUE_MARK, AttributeSpec, SlotLexicon, parse_label
 from services.core.semantic.normalise import TextNormaliser
@@ -130,6 +132,7 @@ class SemanticExtractor:
             a for u, by in spec_units.items() if u in _CURRENCIES for a in by
         )
         self._product_keys = _product_varying_keys(specs)
+        self._volatile = volatile_attributes(attributes)
         # (attribute, key, value) → the categories of the products whose spec offers it.
         value_categories: dict[tuple[str, str, str], set[str]] = {}
         for entry in entries:
@@ -621,6 +624,22 @@ class SemanticExtractor:
                 bypass = self._gate.first_bypass(
                     gate_text, boundaries, structural, skip=frozenset(("compare",))
                 )
+        present: tuple[str, str] | None = None
+        if (
+            bypass is not None
+            and bypass[0] == "realtime"
+            and "realtime" not in structural
+            and only_present_time(self._gate.hits("realtime", gate_text, boundaries))
+        ):
+            # "现在出厂是什么系统": "now" alone is real-time only for an attribute that
+            # changes with the moment; read on, and decide once the attribute is known.
+            present = bypass
+            bypass = self._gate.first_bypass(
+                gate_text, boundaries, structural, skip=frozenset(("realtime",))
+            )
+            if bypass is not None:
+                # Another intent applies too: the policy's precedence decides, as before.
+                bypass, present = present, None
         spec_only = False
         if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
             # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
@@ -662,9 +681,13 @@ class SemanticExtractor:
         ]
         choice = self._attributes.resolve(attribute_hits, category, reading.values, masked)
         if choice.attribute is None:
+            if present is not None:
+                return Bypass(*present), False, ()
             return NoFingerprint(choice.reason), False, ()
         attribute = choice.attribute
         spec = self._attributes.spec(attribute)
+        if present is not None and attribute in self._volatile:
+            return Bypass(*present), False, ()
         product = product_ids[0] if product_ids else None
         if product is not None and _store_wide(spec, category):
             # "苹果16包邮吗": the policy applies to the store, not to phones (attributes.json's
@@ -755,12 +778,16 @@ class SemanticExtractor:
         # A variant the fingerprint names by a number in a unit ("the bigger 45 mm one,
         # how much") is no sign of the attribute asked: the second reader reads the
         # question without it, as it does without the nouns of stated values (its unit
-        # would read as a size). Worded values (电池质保, 长焦) imply the attribute: kept.
+        # would read as a size), nor is a worded variant of a key that only says which
+        # product ("base version", "long range": a trim; its "version" reads as a system
+        # version). Worded values of a key that names what is asked (电池质保, 长焦) imply
+        # the attribute: kept.
         chosen = {f"{key}={value}" for key, value in constraint_choice.constraints}
         variants = tuple(
-            (h.start, h.end)
+            (h.start, variant_name_end(masked, h.end))
             for h in reading.hits
-            if h.label in chosen and any(ch.isdigit() for ch in h.text)
+            if h.label in chosen
+            and (any(ch.isdigit() for ch in h.text) or parse_label(h.label).name not in TOPIC_KEYS)
         )
         return fingerprint, choice.by_unit, (*value_nouns, *variants)
 

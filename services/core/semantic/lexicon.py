@@ -78,6 +78,75 @@ def parse_label(label: str) -> Label:
     return Label("strong", body, "", categories)
 
 
+#: Written abbreviations of English words in phrases ("incl. the case", "how many hrs").
+_ABBREVIATIONS = {
+    "including": ("incl", "incl."),
+    "included": ("incl", "incl."),
+    "hours": ("hrs",),
+    "hour": ("hr",),
+}
+#: Colloquial Chinese words and the written word they stand for (啥 is 什么 in chat).
+COLLOQUIAL = (("什么", "啥"),)
+
+
+def _abbreviated(phrases: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each phrase with a word that shoppers abbreviate, or write colloquially (啥时候
+    for 什么时候), written so too."""
+    listed = {p for p, _ in phrases}
+    out: list[tuple[str, str]] = []
+    for phrase, label in phrases:
+        forms: list[str] = []
+        words = phrase.split(" ")
+        for index, word in enumerate(words):
+            for short in _ABBREVIATIONS.get(word, ()):
+                forms.append(" ".join((*words[:index], short, *words[index + 1 :])))
+        forms.extend(phrase.replace(w, c) for w, c in COLLOQUIAL if w in phrase)
+        for form in forms:
+            if form not in listed:
+                listed.add(form)
+                out.append((form, label))
+    return out
+
+
+def colloquial_pattern(regex: str) -> str:
+    """``regex`` also matching the colloquial forms of the written words it spells."""
+    for written, spoken in COLLOQUIAL:
+        regex = regex.replace(written, f"(?:{written}|{spoken})")
+    return regex
+
+
+def _negated_participles(phrases: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """For a key whose values are a state and its negation by name (opened / unopened),
+    the English participle of one value negated by "un" names the other: "sealed" is
+    unopened, so "unsealed" is opened. Forms already listed are left as they are."""
+    values: dict[str, set[str]] = {}
+    for _, raw in phrases:
+        label = parse_label(raw)
+        if label.kind == "constraint":
+            values.setdefault(label.name, set()).add(label.value)
+    other: dict[tuple[str, str], str] = {}
+    for key, names in values.items():
+        for name in names:
+            if name.startswith("un") and name[2:] in names:
+                other[(key, name)] = name[2:]
+                other[(key, name[2:])] = name
+    listed = {p for p, _ in phrases}
+    out: list[tuple[str, str]] = []
+    for phrase, raw in phrases:
+        label = parse_label(raw)
+        opposite = other.get((label.name, label.value))
+        if (
+            opposite is None
+            or not re.fullmatch(r"[a-z]+ed", phrase)
+            or phrase.startswith("un")
+            or f"un{phrase}" in listed
+        ):
+            continue
+        cats = sorted(label.categories)
+        out.append((f"un{phrase}", _with_categories(f"{label.name}={opposite}", cats)))
+    return out
+
+
 def _with_categories(label: str, categories: Iterable[str]) -> str:
     cats = sorted(set(categories))
     return f"{label}@{','.join(cats)}" if cats else label
@@ -244,6 +313,9 @@ class SlotLexicon:
                 c_patterns.extend((str(r), f"{key}={value}") for r in regexes)
             hints.extend((str(r), key) for r in raw.get("hints", ()))
 
+        c_phrases.extend(_negated_participles(c_phrases))
+        phrases.extend(_abbreviated(phrases))
+        c_phrases.extend(_abbreviated(c_phrases))
         known_constraints = {p for p, _ in c_phrases}
         phrases.extend((p, label) for p, label in value_phrases if p not in known_constraints)
         dominance = {
@@ -258,9 +330,9 @@ class SlotLexicon:
         return cls(
             attributes=specs,
             attribute_phrases=tuple(phrases),
-            attribute_patterns=tuple(patterns),
+            attribute_patterns=tuple((colloquial_pattern(r), label) for r, label in patterns),
             constraint_phrases=tuple(c_phrases),
-            constraint_patterns=tuple(c_patterns),
+            constraint_patterns=tuple((colloquial_pattern(r), label) for r, label in c_patterns),
             constraint_hints=tuple(hints),
             dominance=dominance,
             brands=brands,
