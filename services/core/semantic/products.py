@@ -25,6 +25,8 @@ _SIZE_WORDS = frozenset({"寸", "吋", "inch"})
 #: Measurement units: a number glued to one is a measure, never a model number.
 _MEASURES = frozenset({"mm", "cm", "g", "kg", "w", "kw", "mah", "wh", "kwh", "hz", "gb", "tb"})
 TokenTrie = dict[str, "TokenTrie | frozenset[str]"]
+#: A name word, a space and a model code of one letter and a number ("aw s9").
+_WORD_THEN_CODE = re.compile(r"(?<![a-z])([a-z]{2,})\s([a-z])(?=\d)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +133,14 @@ class ProductMatcher:
             name: found for e in entries for name in e.names if (found := camel_initialisms(name))
         }
         words.update(w for found in initialisms.values() for pair in found for w in pair[1:])
-        self.tokeniser = Tokeniser(words)
+        # (name word, model letter) as names write them: "AW S9" → ("aw", "s").
+        letter_pairs = {
+            (m.group(1), m.group(2))
+            for e in entries
+            for name in e.names
+            for m in _WORD_THEN_CODE.finditer(normaliser.normalise(name))
+        }
+        self.tokeniser = Tokeniser(words, letter_pairs)
 
         def key_of(phrase: str) -> tuple[str, ...]:
             return tuple(t.text for t in self.tokeniser.tokens(normaliser.normalise(phrase)))
@@ -175,6 +184,8 @@ class ProductMatcher:
         # A name with a synonym put in (汉纯电版 for 汉EV) → the listed name it stands for,
         # shown to the name-reading second reader.
         synonym_names: dict[tuple[str, ...], str] = {}
+        dropped_names: dict[tuple[str, ...], str] = {}
+        plainly_dropped: set[tuple[str, ...]] = set()
         brand_key_set = {k for keys in self._brand_keys.values() for k in keys}
         brand_synonyms = {
             t for group in synonym_keys if brand_key_set & set(group) for k in group for t in k
@@ -193,6 +204,12 @@ class ProductMatcher:
                         synonym_names.setdefault(variant, normaliser.normalise(name))
                     for dropped in _dropped(variant, droppable):
                         dropped_aliases.setdefault(dropped, set()).add(entry.product_id)
+                        if variant != base:
+                            # "aw 9": a synonym and a dropped word, no piece of a name
+                            # the reader knows; it is shown the name it stands for.
+                            dropped_names.setdefault(dropped, normaliser.normalise(name))
+                        else:
+                            plainly_dropped.add(dropped)
         initialled: dict[tuple[str, ...], str] = {}
         # CamelCase name words by their capitals (AirPods → ap, FreeBuds → fb), also
         # squeezed with the next word's initial (ap pro 2 → app 2), as shoppers write
@@ -213,7 +230,14 @@ class ProductMatcher:
             if len(ids) == 1 and key not in aliases:
                 aliases[key] = ids
                 self._shortened.add(key)
-        self._initialled = {k: n for k, n in initialled.items() if k in self._shortened}
+        self._initialled = {
+            k: n
+            for k, n in {
+                **{k: n for k, n in dropped_names.items() if k not in plainly_dropped},
+                **initialled,
+            }.items()
+            if k in self._shortened
+        }
         self._synonym_names = {
             k: n for k, n in synonym_names.items() if k not in listed and len(aliases[k]) == 1
         }
@@ -616,6 +640,16 @@ class ProductMatcher:
             return found if len(found) == 1 else frozenset()
         return frozenset()
 
+    def _spaced_letter_word(self, tokens: Sequence[Token], start: int, end: int) -> bool:
+        """Whether tokens[start:end] has a one-letter English word (i, a) standing for a
+        series initial apart from the number after it: i15 is an iPhone 15, "i 15" not."""
+        return any(
+            tokens[i].text in _ENGLISH_LETTER_WORDS
+            and tokens[i + 1].is_number
+            and not tokens[i + 1].attached
+            for i in range(start, end - 1)
+        )
+
     def _spaced_initial(self, tokens: Sequence[Token], start: int, end: int) -> bool:
         """Whether an initialism in tokens[start:end] stands apart from the number after
         it (app2 is AirPods Pro 2; "app 2" may be the English word)."""
@@ -711,6 +745,9 @@ class ProductMatcher:
                         Mention(start_char, tokens[lettered[1] - 1].end, lettered[0], derived=True)
                     )
                     index = lettered[1]
+                    continue
+                if self._spaced_letter_word(tokens, index, end):
+                    index += 1  # "I 15": the pronoun before a number, no i15
                     continue
                 if len(ids) != 1:
                     unknown.append(Mention(start_char, end_char, reason="ambiguous name"))
@@ -1234,12 +1271,16 @@ def _abbreviated(
     the model number shortened to its initial ("m60" for Mate 60; with a variant letter
     also "m60p"), the way shoppers abbreviate, also after the brand's words: only a Latin
     series word of three letters or more that starts the name and is no variant or brand
-    word, whose initial is no English word (i, a), only where the short form names one
-    product, and never where it is written inside another name (Model 3's "m3" is the M3
+    word (an initial that is an English word, the i of i15, only glued to the number:
+    ``scan`` checks), only where the short form names one product, and never where it is written inside another name (Model 3's "m3" is the M3
     chip of a MacBook Air M3)."""
     found: dict[tuple[str, ...], set[str]] = {}
     lettered: defaultdict[tuple[str, ...], set[str]] = defaultdict(set)
-    for key, brands in listed.items():
+    # Listed names, and the synonym-built aliases that start with the same series word
+    # ("iphone 15 pm": i15pm), the latter without brand prefixes.
+    series_starts = {k[0] for k in listed if k}
+    sources = {**{k: () for k in aliases if k and k[0] in series_starts}, **listed}
+    for key, brands in sources.items():
         ids = aliases.get(key, set())
         cut = next((i for i, t in enumerate(key) if t[:1].isdigit()), 0)
         word = key[cut - 1] if cut == 1 else ""
@@ -1247,7 +1288,6 @@ def _abbreviated(
             len(word) >= 3
             and word.isascii()
             and word.isalpha()
-            and word[0] not in _ENGLISH_LETTER_WORDS
             and word not in variant_tokens
             and word not in brand_tokens
         ):

@@ -50,10 +50,16 @@ class Token:
 class Tokeniser:
     """Splits normalised text into name tokens, with a vocabulary for compound words."""
 
-    __slots__ = ("_fuzzy_targets", "_longest", "_splits", "_vocabulary")
+    __slots__ = ("_fuzzy_targets", "_letter_pairs", "_longest", "_splits", "_vocabulary")
 
-    def __init__(self, vocabulary: Iterable[str]) -> None:
+    def __init__(
+        self, vocabulary: Iterable[str], letter_pairs: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        """``letter_pairs``: (name word, model letter) a name writes in that order ("aw"
+        and the "s" of "AW S9"): a short word glued to a number may be the two squeezed
+        (aws9)."""
         self._vocabulary = frozenset(w for w in vocabulary if len(w) >= 2 and w.isalpha())
+        self._letter_pairs = frozenset(letter_pairs)
         # Only long, distinctive name words are typo-corrected: short ones (apple, model,
         # watch) are one edit away from ordinary English words (apply, modes, match).
         self._fuzzy_targets = tuple(sorted(w for w in self._vocabulary if len(w) >= 6))
@@ -117,6 +123,12 @@ class Tokeniser:
         return out
 
     def _split(self, word: str, *, before_digit: bool = False) -> tuple[str, ...]:
+        if before_digit and word not in self._vocabulary and (word[:-1], word[-1:]) in (
+            self._letter_pairs
+        ):
+            # "aws9": a short name word squeezed with the model letter its names write
+            # after it; only that letter (ipx7 is no "ip x7").
+            return (word[:-1], word[-1])
         if word in self._vocabulary or len(word) < 4 or len(word) > _MAX_COMPOUND:
             # A compound of name words is a few words long; a longer run is no name, and
             # skipping it keeps the cost linear in the question's length.
