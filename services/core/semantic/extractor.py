@@ -413,7 +413,7 @@ class SemanticExtractor:
                 and bool(scan.unknown)
             )
         ):
-            in_context = self._in_context(norm, scan, boundaries, trademarks)
+            in_context = self._in_context(norm, scan, boundaries, trademarks, _capitals(text))
             if in_context is not None:
                 return in_context
         listed = tuple(
@@ -424,7 +424,12 @@ class SemanticExtractor:
         return decision, any(m.derived for m in scan.products), by_unit, nouns, listed
 
     def _in_context(
-        self, norm: str, scan: ProductScan, cuts: frozenset[int], trademarks: frozenset[str]
+        self,
+        norm: str,
+        scan: ProductScan,
+        cuts: frozenset[int],
+        trademarks: frozenset[str],
+        capitals: frozenset[str] = frozenset(),
     ) -> _RulesDecision | None:
         """汉的三电质保, s9 41mm屏幕多大, the 45 mm series 9: a short name only context makes
         a product (a one-character short name that is a word of its own, or a listed
@@ -432,7 +437,7 @@ class SemanticExtractor:
         it as an unknown model) names its product when the fingerprint it then gets is one
         only that product's category has (an attribute of that category alone, or a
         constraint value only its products offer); otherwise it names nothing."""
-        mentions = self._products.context_mentions(norm)
+        mentions = self._products.context_mentions(norm, capitals)
         if len(mentions) != 1:
             return None
         (mention,) = mentions
@@ -452,7 +457,11 @@ class SemanticExtractor:
             self._value_categories.get((decision.attribute, key, value)) == frozenset({category})
             for key, value in decision.constraints
         )
-        if not own_category:
+        # "tesla MY price": an initialism in capitals beside its own brand word.
+        own_brand = mention.reason == "initialism" and any(
+            b.reason == self._products.brand_of(decision.product) for b in scan.brands
+        )
+        if not (own_category or own_brand):
             return None
         return decision, True, by_unit, nouns, ((mention.start, mention.end, mention.listed),)
 
@@ -775,6 +784,18 @@ _FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z
 #: written Chinese has no spaces between words, so such a space is a pause between clauses
 #: (我下个月去旅游 想买个…); a space next to a Latin word or a number only separates words.
 _CLAUSE_SPLIT = re.compile(r"[,，.。?？!！;；]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+
+
+#: A word written in capitals (MY, MBP), two to four letters.
+_CAPITAL_WORD = re.compile(r"(?<![A-Za-z])[A-Z]{2,4}(?![A-Za-z])")
+
+
+def _capitals(text: str) -> frozenset[str]:
+    """The words ``text`` writes in capitals, lower-cased; none when it has no lower-case
+    letter (a question typed in capitals says nothing by them)."""
+    if not any(ch.islower() for ch in text):
+        return frozenset()
+    return frozenset(m.group().lower() for m in _CAPITAL_WORD.finditer(text))
 
 
 def _clauses(text: str) -> list[tuple[int, int]]:

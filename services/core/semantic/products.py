@@ -246,6 +246,27 @@ class ProductMatcher:
         )
         variant_tokens = {t for k in self._suffix_keys for t in k}
         brand_tokens = {t for keys in self._brand_keys.values() for k in keys for t in k}
+        # "MY" of Model Y alone: an English word in lower case, so a product only when
+        # written in capitals and in context (``context_mentions``; the extractor decides).
+        capital: defaultdict[str, set[str]] = defaultdict(set)
+        for key in listed:
+            if (
+                len(key) == 2
+                and len(key[0]) >= 3
+                and key[0].isascii()
+                and key[0].isalpha()
+                and key[0] not in variant_tokens
+                and key[0] not in brand_tokens
+                and len(key[1]) == 1
+                and key[1].isascii()
+                and key[1].isalpha()
+            ):
+                capital[key[0][0] + key[1]].update(aliases.get(key, set()))
+        self._capital_initials = {
+            short: next(iter(ids))
+            for short, ids in capital.items()
+            if len(ids) == 1 and (short,) not in aliases and not _written_in(short, aliases)
+        }
         for key, ids in _abbreviated(aliases, listed, variant_tokens, brand_tokens).items():
             aliases[key] = ids
             self._shortened.add(key)
@@ -661,9 +682,15 @@ class ProductMatcher:
             for i in range(start, end)
         )
 
-    def context_mentions(self, text: str) -> list[Mention]:
+    def brand_of(self, product_id: str) -> str:
+        return self._brand_of[product_id]
+
+    def context_mentions(self, text: str, capitals: frozenset[str] = frozenset()) -> list[Mention]:
         """Every place a one-character short name (汉 of 比亚迪汉) stands in ``text``: a
-        product only if the question's context says so (derived: the grammar's)."""
+        product only if the question's context says so (derived: the grammar's).
+        ``capitals``: the words the question writes in capitals (MY), where a series
+        initial and model letter that is also an English word (my) may stand for the name
+        (reason "initialism")."""
         return (
             [
                 Mention(
@@ -681,7 +708,26 @@ class ProductMatcher:
                 )
             ]
             + self._context_tail_mentions(text)
+            + self._capital_mentions(text, capitals)
         )
+
+    def _capital_mentions(self, text: str, capitals: frozenset[str]) -> list[Mention]:
+        found = capitals & self._capital_initials.keys()
+        if not found:
+            return []
+        out: list[Mention] = []
+        tokens = self.tokeniser.tokens(text)
+        for index, token in enumerate(tokens):
+            if token.text not in found or token.attached:
+                continue
+            if index + 1 < len(tokens) and tokens[index + 1].attached:
+                continue  # "MYP", "MY3": part of a longer code
+            product_id = self._capital_initials[token.text]
+            listed = self._shown_name.get(product_id, "")
+            out.append(
+                Mention(token.start, token.end, product_id, "initialism", True, listed)
+            )
+        return out
 
     def _context_tail_mentions(self, text: str) -> list[Mention]:
         if not self._context_tails:
