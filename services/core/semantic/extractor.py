@@ -159,6 +159,13 @@ class SemanticExtractor:
             non_name_patterns=[
                 p for p, label in self._lexicon.attribute_patterns if label.startswith("#")
             ],
+            # units of measure as shoppers write them (毫米), no money and no size word
+            measure_words=[
+                str(form)
+                for unit, forms in lexicon_doc.get("units", {}).items()
+                if unit not in _CURRENCIES and unit.lower() != "inch"
+                for form in forms
+            ],
         )
         self._other_brands = PhraseSet(
             (self._normaliser.normalise(b), "other") for b in policy.other_brands

@@ -108,9 +108,12 @@ class ProductMatcher:
         category_words: Mapping[str, str] | None = None,
         variant_nicknames: Mapping[str, Sequence[str]] | None = None,
         feature_words: Mapping[str, Sequence[str]] | None = None,
+        measure_words: Iterable[str] = (),
     ) -> None:
         """``feature_words``: a descriptor word of a description name (降噪) → the
-        English forms a product's spec text writes the feature in (noise cancellation)."""
+        English forms a product's spec text writes the feature in (noise cancellation).
+        ``measure_words``: how shoppers write measurement units (毫米, 克): a number glued
+        to one after a series head is a measure, not a model number."""
         self._normaliser = normaliser
         self._categories = {e.product_id: e.category for e in entries}
         self._brand_of = {e.product_id: e.brand for e in entries}
@@ -145,6 +148,9 @@ class ProductMatcher:
         def key_of(phrase: str) -> tuple[str, ...]:
             return tuple(t.text for t in self.tokeniser.tokens(normaliser.normalise(phrase)))
 
+        self._measure_keys = tuple(
+            k for k in {key_of(w) for w in measure_words if not w.isascii()} if k
+        )
         self._brand_keys = {
             brand: tuple(k for k in (key_of(w) for w in ws) if k)
             for brand, ws in brand_words.items()
@@ -1089,7 +1095,28 @@ class ProductMatcher:
                 suffix_end,
             )
         (product_id,) = ids
+        after = self._category_at(tokens, tail_end)
+        if after is not None:
+            # "苹果9代手表": a category word after the tail says what the model is; "苹果9代
+            # 手机" is a phone the catalog does not sell, never the watch of that tail.
+            category, after_end = after
+            if category != self._categories[product_id]:
+                end_char = tokens[after_end - 1].end
+                return Mention(start_char, end_char, reason="model not in catalog"), after_end
+            return Mention(
+                start_char, tokens[after_end - 1].end, product_id, derived=True
+            ), after_end
         return Mention(start_char, end_char, product_id, derived=True), tail_end
+
+    def _category_at(self, tokens: Sequence[Token], index: int) -> tuple[str, int] | None:
+        """The category of the category word that starts at tokens[index], right after
+        the previous token (the 代 of "9代" between them is no token), and its end."""
+        if index >= len(tokens) or not tokens[index].adjacent:
+            return None
+        for key, category in self._category_keys.items():
+            if _starts_with(tokens, index, key):
+                return category, index + len(key)
+        return None
 
     def _walk(
         self, trie: TokenTrie, tokens: Sequence[Token], start: int
@@ -1158,8 +1185,11 @@ class ProductMatcher:
         nxt = tokens[end]
         if nxt.is_number:
             following = tokens[end + 1] if end + 1 < len(tokens) else None
-            if following is not None and following.attached and following.text in _MEASURES:
-                return None  # "手表41mm": a measure after a head, not a model number
+            if following is not None and (
+                (following.attached and following.text in _MEASURES)
+                or any(_starts_attached(tokens, end + 1, k) for k in self._measure_keys)
+            ):
+                return None  # "手表41mm", "手表45毫米": a measure after a head, no model
             return end + 1
         if nxt.is_latin and len(nxt.text) <= 3 and end + 1 < len(tokens):
             after = tokens[end + 1]
@@ -1258,6 +1288,11 @@ def _starts_with(tokens: Sequence[Token], index: int, key: Sequence[str]) -> boo
     return all(
         tokens[index + i].text == part and tokens[index + i].adjacent for i, part in enumerate(key)
     )
+
+
+def _starts_attached(tokens: Sequence[Token], index: int, key: Sequence[str]) -> bool:
+    """Whether ``key`` starts at tokens[index], glued to the token before it."""
+    return index < len(tokens) and tokens[index].attached and _starts_with(tokens, index, key)
 
 
 def _latin_words(text: str) -> list[str]:
