@@ -501,6 +501,23 @@ class ProductMatcher:
                         tails.setdefault((brand_of[product_id], key[back:]), set()).add(product_id)
                 break
         self._tails = {k: frozenset(v) for k, v in tails.items()}
+        # Model codes: a name's first words up to its model number when they are one
+        # letter ("x 1" of "x 1 carbon"), with more words after them.
+        codes: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+        for key, ids in aliases.items():
+            if (
+                key not in self._shortened
+                and len(key) >= 3
+                and key[:2] not in aliases
+                and len(key[0]) == 1
+                and key[0].isascii()
+                and key[0].isalpha()
+                and key[1].isdigit()
+            ):
+                for product_id in ids:
+                    codes.setdefault((brand_of[product_id], key[:2]), set()).add(product_id)
+        self._codes = {k: frozenset(v) for k, v in codes.items()}
+        self._code_lengths = sorted({len(c) for _, c in codes}, reverse=True)
         self._tail_lengths = sorted({len(t) for _, t in tails}, reverse=True)
         # Variant words the catalog uses right after a model number ("15 pro", "s24 ultra");
         # a letter stands for one only when no other variant word (catalog or policy
@@ -848,6 +865,8 @@ class ProductMatcher:
                 named = self._brand_tail(tokens, index, end, labels)
                 if named is None:
                     named = self._described(tokens, index, end, labels)
+                if named is None:
+                    named = self._brand_code(tokens, index)
                 if named is not None:
                     mention, index = named
                     (products if mention.product_id else unknown).append(mention)
@@ -1107,6 +1126,55 @@ class ProductMatcher:
                 start_char, tokens[after_end - 1].end, product_id, derived=True
             ), after_end
         return Mention(start_char, end_char, product_id, derived=True), tail_end
+
+    def _brand_code(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """A brand word at tokens[start] followed by a model code and a category word."""
+        for brand, keys in self._brand_keys.items():
+            for key in keys:
+                end = start + len(key)
+                if tuple(t.text for t in tokens[start:end]) == key and all(
+                    t.adjacent for t in tokens[start + 1 : end]
+                ):
+                    found = self._code_after_brand(tokens, start, end, brand)
+                    if found is not None:
+                        return found
+        return None
+
+    def _code_after_brand(
+        self, tokens: Sequence[Token], start: int, end: int, brand: str
+    ) -> tuple[Mention, int] | None:
+        """ "联想X1笔记本": brand + the model code a name starts with (its words up to the
+        model number: x1 of "X1 Carbon") + a category word names the one product of that
+        brand and category whose names start so; the category word must follow."""
+        for length in self._code_lengths:
+            code = tuple(t.text for t in tokens[end : end + length])
+            ids = self._codes.get((brand, code))
+            if ids is None or len(code) != length:
+                continue
+            if not all(t.adjacent for t in tokens[end : end + length]):
+                continue
+            if _glued_number(tokens, end + length) or (
+                end + length < len(tokens)
+                and tokens[end + length].attached
+                and tokens[end + length].is_latin
+            ):
+                continue  # "x1c", "x10": another code
+            after = self._category_at(tokens, end + length)
+            if after is None:
+                return None
+            category, after_end = after
+            found = [i for i in ids if self._categories[i] == category]
+            if len(found) != 1:
+                return None
+            mention = Mention(
+                tokens[start].start,
+                tokens[after_end - 1].end,
+                found[0],
+                derived=True,
+                listed=self._shown_name.get(found[0], ""),
+            )
+            return mention, after_end
+        return None
 
     def _category_at(self, tokens: Sequence[Token], index: int) -> tuple[str, int] | None:
         """The category of the category word that starts at tokens[index], right after
