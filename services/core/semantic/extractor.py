@@ -140,6 +140,14 @@ class SemanticExtractor:
                             (attr_id, str(spec.get("by")), str(value)), set()
                         ).add(entry.category)
         self._value_categories = {k: frozenset(v) for k, v in value_categories.items()}
+        # (attribute, a number its spec texts and notes write) → the categories writing it:
+        # "water resistant to 50 m" is a watch's own value (in context, series 9 is one).
+        number_categories: dict[tuple[str, str], set[str]] = {}
+        for entry in entries:
+            for attr_id, spec in specs[entry.product_id].items():
+                for number in _written_numbers(spec):
+                    number_categories.setdefault((attr_id, number), set()).add(entry.category)
+        self._number_categories = {k: frozenset(v) for k, v in number_categories.items()}
         self._products = ProductMatcher(
             entries,
             normaliser=self._normaliser,
@@ -464,6 +472,14 @@ class SemanticExtractor:
             self._value_categories.get((decision.attribute, key, value)) == frozenset({category})
             for key, value in decision.constraints
         )
+        # "series 9 water resistant to 50 m": every number stated beside the name is one
+        # the attribute's texts write for products of this category only.
+        stated = set(_NUMBER.findall(norm[: mention.start] + " " + norm[mention.end :]))
+        own_value = bool(stated) and all(
+            self._number_categories.get((decision.attribute, n)) == frozenset({category})
+            for n in stated
+        )
+        own_category = own_category or own_value
         # "tesla MY price": an initialism in capitals beside its own brand word.
         own_brand = mention.reason == "initialism" and any(
             b.reason == self._products.brand_of(decision.product) for b in scan.brands
@@ -852,6 +868,17 @@ def _stated_numbers(text: str) -> list[Hit]:
 
 #: A code in a text value: letters glued to a number (a17, h2, 9000s) or a version (4.0).
 _CODE = re.compile(r"(?<![a-z0-9.])([a-z]*)(\d+(?:\.\d+)*[a-z]*)(?![a-z0-9])")
+
+
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+
+
+def _written_numbers(spec: Any) -> frozenset[str]:
+    """The numbers a spec's text values and note write ("WR50", "to 50 m": 50)."""
+    if not isinstance(spec, Mapping):
+        return frozenset()
+    texts = [*_spec_texts_of(spec), str(spec.get("note", "")).lower()]
+    return frozenset(n for t in texts for n in re.findall(r"\d+(?:\.\d+)?", t))
 
 
 def _spec_texts_of(spec: Any) -> list[str]:
