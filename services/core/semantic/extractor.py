@@ -167,6 +167,10 @@ class SemanticExtractor:
             non_name_patterns=[
                 p for p, label in self._lexicon.attribute_patterns if label.startswith("#")
             ],
+            # Chinese words of a variant's configuration (顶配): hints of a constraint key
+            configuration_words=[
+                r for r, _ in self._lexicon.constraint_hints if _CJK_ONLY.fullmatch(r)
+            ],
             # units of measure as shoppers write them (毫米), no money and no size word
             measure_words=[
                 str(form)
@@ -871,6 +875,8 @@ _CODE = re.compile(r"(?<![a-z0-9.])([a-z]*)(\d+(?:\.\d+)*[a-z]*)(?![a-z0-9])")
 
 
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+#: A hint written in Chinese characters only: a word, not a pattern.
+_CJK_ONLY = re.compile(r"[\u4e00-\u9fff]+")
 
 
 def _written_numbers(spec: Any) -> frozenset[str]:

@@ -109,11 +109,14 @@ class ProductMatcher:
         variant_nicknames: Mapping[str, Sequence[str]] | None = None,
         feature_words: Mapping[str, Sequence[str]] | None = None,
         measure_words: Iterable[str] = (),
+        configuration_words: Iterable[str] = (),
     ) -> None:
         """``feature_words``: a descriptor word of a description name (降噪) → the
         English forms a product's spec text writes the feature in (noise cancellation).
         ``measure_words``: how shoppers write measurement units (毫米, 克): a number glued
-        to one after a series head is a measure, not a model number."""
+        to one after a series head is a measure, not a model number.
+        ``configuration_words``: words for a variant's configuration (顶配) that may stand
+        between a name and its variant nickname."""
         self._normaliser = normaliser
         self._categories = {e.product_id: e.category for e in entries}
         self._brand_of = {e.product_id: e.brand for e in entries}
@@ -148,6 +151,9 @@ class ProductMatcher:
         def key_of(phrase: str) -> tuple[str, ...]:
             return tuple(t.text for t in self.tokeniser.tokens(normaliser.normalise(phrase)))
 
+        self._configuration_keys = tuple(
+            sorted({k for w in configuration_words if (k := key_of(w))}, key=len, reverse=True)
+        )
         self._measure_keys = tuple(
             k for k in {key_of(w) for w in measure_words if not w.isascii()} if k
         )
@@ -611,6 +617,28 @@ class ProductMatcher:
             return end + 1, self._exact([*name, word])
         return None
 
+    def _configured_variant(
+        self, tokens: Sequence[Token], start: int, end: int
+    ) -> tuple[int, int, frozenset[str]] | None:
+        """A variant nickname after the name tokens[start:end] with a configuration word
+        of the vocabulary between them (苹果15顶配超大杯: 顶配, a hint of a variant key):
+        (index of the nickname, index past it, the products name + nickname names)."""
+        if end >= len(tokens) or not tokens[end].adjacent:
+            return None
+        for word in self._configuration_keys:
+            if not _starts_with(tokens, end, word):
+                continue
+            at = end + len(word)
+            if at >= len(tokens) or not tokens[at].attached:
+                return None
+            name = [t.text for t in tokens[start:end] if t.text not in self._filler]
+            for nickname, alternatives in self._nicknames:
+                if _starts_with(tokens, at, nickname):
+                    found = frozenset().union(*(self._exact([*name, *alt]) for alt in alternatives))
+                    return at, at + len(nickname), found
+            return None
+        return None
+
     def _series_variant(self, name: Sequence[str], letter: str) -> str | None:
         """The one variant word starting with ``letter`` that the catalog lists right after
         this series' name ("15p": the iPhone 15 has a Pro and no Plus, so P is Pro); None
@@ -788,6 +816,27 @@ class ProductMatcher:
             if found is not None:
                 end, ids = found
                 variant = self._variant_after(tokens, index, end) if len(ids) == 1 else None
+                configured = (
+                    self._configured_variant(tokens, index, end)
+                    if len(ids) == 1 and variant is None
+                    else None
+                )
+                if configured is not None:
+                    # "苹果15顶配超大杯": the nickname is the name's variant; the
+                    # configuration word between them stays for the constraint reader.
+                    nickname_at, after, found_ids = configured
+                    span = (tokens[index].start, tokens[after - 1].end)
+                    if len(found_ids) != 1:
+                        unknown.append(Mention(*span, reason="variant we do not sell"))
+                    else:
+                        (product_id,) = found_ids
+                        shown = self._shown_name.get(product_id, "")
+                        name_end = tokens[end - 1].end
+                        products.append(Mention(span[0], name_end, product_id, "", True, shown))
+                        nickname = tokens[nickname_at].start
+                        products.append(Mention(nickname, span[1], product_id, "", True, " "))
+                    index = after
+                    continue
                 derived = (
                     variant is not None
                     or tuple(t.text for t in tokens[index:end]) in self._shortened
