@@ -57,6 +57,9 @@ class Mention:
     #: For a short form the reader cannot read (an initialism: app2; a name read from
     #: context: 汉), the listed name it stands for; the reader is shown that name.
     listed: str = ""
+    #: For a bare brand word: the category of the category word right after it (华为手表:
+    #: a product of that brand and category, unnamed).
+    category: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -936,9 +939,13 @@ class ProductMatcher:
                     continue
                 brand_labels = [label for label in labels if label.startswith("brand:")]
                 if brand_labels:
+                    after = self._category_at(tokens, end)
                     brands.append(
                         Mention(
-                            tokens[index].start, tokens[end - 1].end, reason=brand_labels[0][6:]
+                            tokens[index].start,
+                            tokens[end - 1].end,
+                            reason=brand_labels[0][6:],
+                            category=after[0] if after is not None else "",
                         )
                     )
                     index = end
