@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from services.core.semantic.normalise import TextNormaliser
+from services.core.semantic.normalise import TextNormaliser, parse_chinese_numeral
 from services.core.semantic.tokens import Token, Tokeniser
 
 _END = "\x00"
@@ -951,9 +951,36 @@ class ProductMatcher:
                     index = end
                     continue
             index += 1
+        if not products and not unknown and len({b.reason for b in brands}) == 1:
+            distant = self._distant_tail(text, brands)
+            if distant is not None:
+                products.append(distant)
         if self._editions:
             products = [self._with_edition(text, m) for m in products]
         return ProductScan(tuple(products), tuple(unknown), tuple(brands))
+
+    def _distant_tail(self, text: str, brands: Sequence[Mention]) -> Mention | None:
+        """ "十五的256版本定价 苹果的": the question's one brand word stands apart from a
+        bare model number (digits or a Chinese numeral) that is the whole tail of exactly
+        one of that brand's products; the number must be followed by 的 or a number (a
+        variant of it: 十五的256), never by a counter or unit (十五天, 15号)."""
+        brand = brands[0].reason
+        found: list[Mention] = []
+        for match in _BARE_NUMBER.finditer(text):
+            start, end = match.span()
+            if any(b.start <= start < b.end + 1 for b in brands):
+                continue  # right after the brand word: the grammar's brand + tail
+            before = text[start - 1 : start]
+            if before in _NUMBER_HEADS or text[end : end + 1] not in _AFTER_BARE:
+                continue
+            run = match.group()
+            value = run if run.isdigit() else str(parse_chinese_numeral(run) or "")
+            ids = self._tails.get((brand, (value,)))
+            if ids is not None and len(ids) == 1:
+                (product_id,) = ids
+                listed = self._shown_name.get(product_id, "")
+                found.append(Mention(start, end, product_id, derived=True, listed=listed))
+        return found[0] if len(found) == 1 else None
 
     def _with_edition(self, text: str, mention: Mention) -> Mention:
         """The mention with the product's own edition word beside it ("model 3 焕新版",
@@ -1377,6 +1404,19 @@ class ProductMatcher:
     def _is_value(self, text: str, tokens: Sequence[Token], start: int, end: int) -> bool:
         span = text[tokens[start].start : tokens[end - 1].end]
         return any(p.fullmatch(span) for p in self._non_names)
+
+
+#: A number standing alone: digits or a Chinese numeral, no part of a longer number, code
+#: or numeral word.
+_BARE_NUMBER = re.compile(
+    r"(?<![0-9a-z.零〇一二两三四五六七八九十百千])(?:\d+|[零〇一二两三四五六七八九十百千]+)"
+    r"(?![0-9a-z.零〇一二两三四五六七八九十百千])"
+)
+#: What a bare model number may not follow: 第 (an ordinal), 的 of "苹果的15" is the
+#: grammar's.
+_NUMBER_HEADS = frozenset("第")
+#: What follows a bare model number: 的 (十五的) or a number glued to it after 的.
+_AFTER_BARE = frozenset("的")
 
 
 def note_editions(note: str) -> tuple[str, ...]:
