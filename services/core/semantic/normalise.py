@@ -108,6 +108,8 @@ _MAX_WORD = 6
 #: is no pronoun.
 _SPOKEN_STORAGE = re.compile(
     r"(?<![a-z'\d.])(\d+|one|" + _EN_NUMBER + r")[\s-]*(terabytes?|tb|gigabytes?|gigs?|gb)(?![a-z])"
+    # "a terabyte": the article before a unit spelt out counts one
+    r"|(?<![a-z'\d.])(a)\s+(terabyte|gigabyte)(?![a-z])"
 )
 #: A number word before a counted noun counts it ("the model three years ago"): no
 #: model number.
@@ -341,7 +343,7 @@ def _spoken_model_number(match: re.Match[str]) -> str:
 
 
 def _spoken_storage(match: re.Match[str]) -> str:
-    number, unit = match.group(1), match.group(2)
+    number, unit = match.group(1) or "one", match.group(2) or match.group(4)
     if number.isdigit() and unit in ("tb", "gb"):
         return match.group(0)  # "1tb", "512 gb": written as the value forms read them
     value = number if number.isdigit() else str(parse_english_number(number))
