@@ -282,7 +282,11 @@ class ProductMatcher:
             for short, ids in capital.items()
             if len(ids) == 1 and (short,) not in aliases and not _written_in(short, aliases)
         }
-        for key, ids in _abbreviated(aliases, listed, variant_tokens, brand_tokens).items():
+        abbreviated_in_context: dict[tuple[str, ...], str] = {}
+        abbreviated = _abbreviated(
+            aliases, listed, variant_tokens, brand_tokens, abbreviated_in_context
+        )
+        for key, ids in abbreviated.items():
             aliases[key] = ids
             self._shortened.add(key)
         self._alias_trie: TokenTrie = {}
@@ -417,6 +421,11 @@ class ProductMatcher:
             for tail, ids in lettered_tails.items()
             if len(ids) == 1 and tail not in aliases and (pid := next(iter(ids)))
         }
+        for tail, pid in abbreviated_in_context.items():
+            # "m3": the Model 3 in a car's context; the MacBooks' chip is no car
+            others = {self._categories[i] for i in lettered_tails.get(tail, set())}
+            if tail not in aliases and self._categories[pid] not in others:
+                self._context_tails[tail] = (pid, first_name.get(pid, ""))
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
         # "macbook air"), plus every brand word. A head followed by a model number that
@@ -1511,14 +1520,16 @@ def _abbreviated(
     listed: Mapping[tuple[str, ...], Sequence[tuple[str, ...]]],
     variant_tokens: set[str],
     brand_tokens: set[str],
+    in_context: dict[tuple[str, ...], str],
 ) -> dict[tuple[str, ...], set[str]]:
     """Catalog names (``listed``: name → its brand's words) with the series word before
     the model number shortened to its initial ("m60" for Mate 60; with a variant letter
     also "m60p"), the way shoppers abbreviate, also after the brand's words: only a Latin
     series word of three letters or more that starts the name and is no variant or brand
     word (an initial that is an English word, the i of i15, only glued to the number:
-    ``scan`` checks), only where the short form names one product, and never where it is written inside another name (Model 3's "m3" is the M3
-    chip of a MacBook Air M3)."""
+    ``scan`` checks), only where the short form names one product, and never where it
+    is written inside another name (Model 3's "m3" is the M3 chip of a MacBook Air M3:
+    such a letter and number alone go to ``in_context``, a product only in context)."""
     found: dict[tuple[str, ...], set[str]] = {}
     lettered: defaultdict[tuple[str, ...], set[str]] = defaultdict(set)
     # Listed names, and the synonym-built aliases that start with the same series word
@@ -1566,6 +1577,9 @@ def _abbreviated(
         start = next(i for i, t in enumerate(short) if t[:1].isdigit()) - 1
         core = short[start : start + 2]
         if any(_contains(key, core) and not (owners <= ids) for key, owners in aliases.items()):
+            if len(short) == 2:
+                # "m3" is also the chip of two MacBooks: Model 3 only in context
+                in_context[short] = next(iter(ids))
             continue
         out[short] = ids
     return out
