@@ -284,7 +284,7 @@ class ProductMatcher:
         }
         abbreviated_in_context: dict[tuple[str, ...], str] = {}
         abbreviated = _abbreviated(
-            aliases, listed, variant_tokens, brand_tokens, abbreviated_in_context
+            aliases, listed, variant_tokens, brand_tokens, abbreviated_in_context, self._brand_of
         )
         for key, ids in abbreviated.items():
             aliases[key] = ids
@@ -1521,6 +1521,7 @@ def _abbreviated(
     variant_tokens: set[str],
     brand_tokens: set[str],
     in_context: dict[tuple[str, ...], str],
+    brand_of: Mapping[str, str],
 ) -> dict[tuple[str, ...], set[str]]:
     """Catalog names (``listed``: name → its brand's words) with the series word before
     the model number shortened to its initial ("m60" for Mate 60; with a variant letter
@@ -1576,7 +1577,15 @@ def _abbreviated(
             continue
         start = next(i for i, t in enumerate(short) if t[:1].isdigit()) - 1
         core = short[start : start + 2]
-        if any(_contains(key, core) and not (owners <= ids) for key, owners in aliases.items()):
+        # After its brand word (特斯拉m3) only the brand's own names can clash with it.
+        brands_of = {brand_of[i] for i in ids} if start > 0 else None
+        if any(
+            _contains(key, core)
+            and not (
+                {o for o in owners if brands_of is None or brand_of[o] in brands_of} <= ids
+            )
+            for key, owners in aliases.items()
+        ):
             if len(short) == 2:
                 # "m3" is also the chip of two MacBooks: Model 3 only in context
                 in_context[short] = next(iter(ids))
