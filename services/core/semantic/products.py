@@ -289,6 +289,9 @@ class ProductMatcher:
         for key, ids in abbreviated.items():
             aliases[key] = ids
             self._shortened.add(key)
+            # i16, m60: an initialism the reader cannot read; it is shown the name
+            if len(ids) == 1:
+                self._initialled.setdefault(key, self._shown_name.get(next(iter(ids)), ""))
         self._alias_trie: TokenTrie = {}
         for key, ids in aliases.items():
             for product_id in ids:
