@@ -171,6 +171,7 @@ class SemanticExtractor:
             configuration_words=[
                 r for r, _ in self._lexicon.constraint_hints if _CJK_ONLY.fullmatch(r)
             ],
+            value_initials=_value_initials(specs),
             # units of measure as shoppers write them (毫米), no money and no size word
             measure_words=[
                 str(form)
@@ -319,7 +320,7 @@ class SemanticExtractor:
         """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
         reader agrees on product and attribute (otherwise no fingerprint)."""
         # Normalised once: it is the costliest step (spelling and transliteration scans).
-        norm = self._normaliser.normalise(text)
+        norm = self._products.expand_values(self._normaliser.normalise(text))
         decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm)
         if second_reader and isinstance(decision, Fingerprint):
             reader_text = _blank_spans(norm, value_nouns, " ")
@@ -882,6 +883,22 @@ _CODE = re.compile(r"(?<![a-z0-9.])([a-z]*)(\d+(?:\.\d+)*[a-z]*)(?![a-z0-9])")
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
 #: A hint written in Chinese characters only: a word, not a pattern.
 _CJK_ONLY = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def _value_initials(specs: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, str]]:
+    """product → the initial of a value its specs vary by → the value's words, where
+    only one of its values has that initial (performance → p; long_range → "long range")."""
+    out: dict[str, dict[str, str]] = {}
+    for product_id, product_specs in specs.items():
+        by_letter: dict[str, set[str]] = {}
+        for spec in product_specs.values():
+            if isinstance(spec, Mapping) and isinstance(spec.get("values"), Mapping):
+                for value in spec["values"]:
+                    words = str(value).replace("_", " ").lower()
+                    if words[:1].isascii() and words[:1].isalpha():
+                        by_letter.setdefault(words[0], set()).add(words)
+        out[product_id] = {k: next(iter(v)) for k, v in by_letter.items() if len(v) == 1}
+    return out
 
 
 def _written_numbers(spec: Any) -> frozenset[str]:

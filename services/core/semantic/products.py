@@ -67,6 +67,8 @@ class ProductScan:
     products: tuple[Mention, ...]
     unknown: tuple[Mention, ...]
     brands: tuple[Mention, ...]
+    #: Value initials glued to an initialism (the p of m3p): (start, end, value words).
+    expansions: tuple[tuple[int, int, str], ...] = ()
 
     @property
     def product_ids(self) -> tuple[str, ...]:
@@ -113,13 +115,17 @@ class ProductMatcher:
         feature_words: Mapping[str, Sequence[str]] | None = None,
         measure_words: Iterable[str] = (),
         configuration_words: Iterable[str] = (),
+        value_initials: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         """``feature_words``: a descriptor word of a description name (降噪) → the
         English forms a product's spec text writes the feature in (noise cancellation).
         ``measure_words``: how shoppers write measurement units (毫米, 克): a number glued
         to one after a series head is a measure, not a model number.
         ``configuration_words``: words for a variant's configuration (顶配) that may stand
-        between a name and its variant nickname."""
+        between a name and its variant nickname.
+        ``value_initials``: product → the initial of a constraint value its specs vary by
+        (only where one value has it) → the value's words: "m3p" is Model 3 Performance."""
+        self._value_initials = {k: dict(v) for k, v in (value_initials or {}).items()}
         self._normaliser = normaliser
         self._categories = {e.product_id: e.category for e in entries}
         self._brand_of = {e.product_id: e.brand for e in entries}
@@ -824,6 +830,7 @@ class ProductMatcher:
         products: list[Mention] = []
         unknown: list[Mention] = []
         brands: list[Mention] = []
+        expansions: list[tuple[int, int, str]] = []
         index = 0
         count = len(tokens)
         while index < count:
@@ -884,6 +891,16 @@ class ProductMatcher:
                     continue
                 if len(ids) != 1:
                     unknown.append(Mention(start_char, end_char, reason="ambiguous name"))
+                elif suffix_end == end + 1 and (
+                    value := self._value_initial(tokens, index, end, next(iter(ids)))
+                ):
+                    # "特斯拉m3p": an initialism and a value's initial glued to it
+                    (product_id,) = ids
+                    key = tuple(t.text for t in tokens[index:end])
+                    listed = self._initialled.get(key, "")
+                    products.append(Mention(start_char, end_char, product_id, "", True, listed))
+                    expansions.append((tokens[end].start, tokens[end].end, value))
+                    end = suffix_end
                 elif suffix_end > end:
                     unknown.append(
                         Mention(
@@ -969,7 +986,27 @@ class ProductMatcher:
                 products.append(distant)
         if self._editions:
             products = [self._with_edition(text, m) for m in products]
-        return ProductScan(tuple(products), tuple(unknown), tuple(brands))
+        return ProductScan(tuple(products), tuple(unknown), tuple(brands), tuple(expansions))
+
+    def _value_initial(self, tokens: Sequence[Token], start: int, end: int, product_id: str) -> str:
+        """The value words the letter glued after the initialism tokens[start:end] stands
+        for ("" when the name is no initialism or the letter no value initial)."""
+        letter = tokens[end]
+        key = tuple(t.text for t in tokens[start:end])
+        if key not in self._initialled or not tokens[end - 1].is_number:
+            return ""
+        if end + 1 < len(tokens) and tokens[end + 1].attached:
+            return ""  # "m3pro": a longer word
+        return self._value_initials.get(product_id, {}).get(letter.text, "")
+
+    def expand_values(self, text: str) -> str:
+        """``text`` with each value initial glued to an initialism written as the value's
+        words ("特斯拉m3p" → "特斯拉m3 performance"), for the constraint reader."""
+        if not self._value_initials or not _GLUED_LETTER.search(text):
+            return text
+        for start, end, words in reversed(self.scan(text).expansions):
+            text = f"{text[:start]} {words}{text[end:]}"
+        return text
 
     def _distant_tail(self, text: str, brands: Sequence[Mention]) -> Mention | None:
         """ "十五的256版本定价 苹果的": the question's one brand word stands apart from a
@@ -1418,6 +1455,8 @@ class ProductMatcher:
         return any(p.fullmatch(span) for p in self._non_names)
 
 
+#: A letter glued after a number, ending the word (m3p): a value initial may be one.
+_GLUED_LETTER = re.compile(r"\d[a-z](?![a-z])")
 #: A number standing alone: digits or a Chinese numeral, no part of a longer number, code
 #: or numeral word.
 _BARE_NUMBER = re.compile(

@@ -48,6 +48,9 @@ from tests.unit.semantic.decisions import cid_of
         ("m3 ac charging speed in kw", "tesla_model_3|charging_power|method=ac"),
         # a short form after its own brand word clashes only with that brand's names
         ("特斯拉M3多重", "tesla_model_3|weight|"),
+        # a value's initial glued to an initialism: the product and that value
+        ("特斯拉M3P续航多少", "tesla_model_3|range|trim=performance"),
+        ("tesla m3p weight", "tesla_model_3|weight|"),
         # series 9 alone, with a number only a watch's water-resistance text writes
         ("can the series 9 go to 50 m underwater", "apple_watch_series_9|water_resistance|"),
     ],
