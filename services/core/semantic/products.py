@@ -995,8 +995,8 @@ class ProductMatcher:
         key = tuple(t.text for t in tokens[start:end])
         if key not in self._initialled or not tokens[end - 1].is_number:
             return ""
-        if end + 1 < len(tokens) and tokens[end + 1].attached:
-            return ""  # "m3pro": a longer word
+        if end + 1 < len(tokens) and tokens[end + 1].attached and not tokens[end + 1].is_cjk:
+            return ""  # "m3p2": a longer code
         return self._value_initials.get(product_id, {}).get(letter.text, "")
 
     def expand_values(self, text: str) -> str:

@@ -43,6 +43,10 @@ class Token:
         return self.text[:1].isdigit()
 
     @property
+    def is_cjk(self) -> bool:
+        return "\u3400" <= self.text[:1] <= "\u9fff"
+
+    @property
     def is_latin(self) -> bool:
         return self.text[:1].isascii() and self.text[:1].isalpha()
 
