@@ -298,6 +298,14 @@ class ProductMatcher:
             # i16, m60: an initialism the reader cannot read; it is shown the name
             if len(ids) == 1:
                 self._initialled.setdefault(key, self._shown_name.get(next(iter(ids)), ""))
+        # The variant suffixes each brand's names write ("pro max" of Apple's).
+        brand_suffixes: defaultdict[str, set[tuple[str, ...]]] = defaultdict(set)
+        for key, ids in aliases.items():
+            for suffix in self._suffix_keys:
+                if _contains(key, suffix):
+                    for product_id in ids:
+                        brand_suffixes[self._brand_of[product_id]].add(suffix)
+        self._brand_suffixes = {k: frozenset(v) for k, v in brand_suffixes.items()}
         self._alias_trie: TokenTrie = {}
         for key, ids in aliases.items():
             for product_id in ids:
@@ -796,9 +804,7 @@ class ProductMatcher:
                 continue  # "MYP", "MY3": part of a longer code
             product_id = self._capital_initials[token.text]
             listed = self._shown_name.get(product_id, "")
-            out.append(
-                Mention(token.start, token.end, product_id, "initialism", True, listed)
-            )
+            out.append(Mention(token.start, token.end, product_id, "initialism", True, listed))
         return out
 
     def _context_tail_mentions(self, text: str) -> list[Mention]:
@@ -876,7 +882,8 @@ class ProductMatcher:
                         index = end
                         continue
                 start_char, end_char = tokens[index].start, tokens[end - 1].end
-                suffix_end = self._suffix_end(tokens, end)
+                brand = self._brand_of[next(iter(ids))] if len(ids) == 1 else ""
+                suffix_end = self._suffix_end(tokens, end, brand)
                 lettered = self._lettered(tokens, end, suffix_end, ids)
                 if lettered is not None:
                     # "华为60p": the name's number and one variant initial, read as the
@@ -1342,18 +1349,28 @@ class ProductMatcher:
                 best = (index, values)
         return best
 
-    def _suffix_end(self, tokens: Sequence[Token], end: int) -> int:
+    def _suffix_end(self, tokens: Sequence[Token], end: int, brand: str = "") -> int:
         """Index past a variant word that directly follows a name, else ``end``.
 
         A multi-word suffix may overlap the end of the name: "pro max" after "iPhone 16 Pro"
-        only needs the "max".
+        only needs the "max" (but after a name of a ``brand`` whose names never write
+        "pro max", an adjective before a spec phrase is the adjective: "Mate 60 Pro max
+        wired charging").
         """
         if end >= len(tokens) or not tokens[end].adjacent:
             return end
         candidates = self._suffix_by_next.get(tokens[end].text, ())
-        for tail, rest in candidates:  # "pro max" after "... Pro": always a variant
+        for tail, rest in candidates:  # "pro max" after "... Pro": a variant
             ends_with_tail = tail and tuple(t.text for t in tokens[end - len(tail) : end]) == tail
             if ends_with_tail and _starts_with(tokens, end, rest):
+                if (
+                    brand
+                    and (*tail, *rest) not in self._brand_suffixes.get(brand, frozenset())
+                    and len(rest) == 1
+                    and rest[0] in self._adjective_suffixes
+                    and self._phrase_follows(tokens, end + 1)
+                ):
+                    continue
                 return end + len(rest)
         if self._is_exception(tokens, end):
             return end
@@ -1361,12 +1378,8 @@ class ProductMatcher:
             if not tail and _starts_with(tokens, end, rest):
                 return end + len(rest)
         word = tokens[end].text
-        if word in self._adjective_suffixes:
-            following = tokens[end + 1] if end + 1 < len(tokens) else None
-            if following is None or not (
-                following.adjacent and following.is_latin and following.text in self._phrase_starts
-            ):
-                return end + 1
+        if word in self._adjective_suffixes and not self._phrase_follows(tokens, end + 1):
+            return end + 1
         last, nxt = tokens[end - 1], tokens[end]
         # "15e", "S24s": a letter glued to a model number is another model; so is one
         # glued to a one-character short name (汉L, as 汉 is the Han's model mark).
@@ -1378,6 +1391,13 @@ class ProductMatcher:
         ):
             return end + 1
         return end
+
+    def _phrase_follows(self, tokens: Sequence[Token], index: int) -> bool:
+        """Whether an English phrase of the vocabulary starts at tokens[index]."""
+        following = tokens[index] if index < len(tokens) else None
+        return following is not None and (
+            following.adjacent and following.is_latin and following.text in self._phrase_starts
+        )
 
     def _model_number_end(self, tokens: Sequence[Token], start: int, end: int) -> int | None:
         if end >= len(tokens) or not tokens[end].adjacent:
@@ -1623,9 +1643,7 @@ def _abbreviated(
         brands_of = {brand_of[i] for i in ids} if start > 0 else None
         if any(
             _contains(key, core)
-            and not (
-                {o for o in owners if brands_of is None or brand_of[o] in brands_of} <= ids
-            )
+            and not ({o for o in owners if brands_of is None or brand_of[o] in brands_of} <= ids)
             for key, owners in aliases.items()
         ):
             if len(short) == 2:

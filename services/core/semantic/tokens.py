@@ -127,8 +127,10 @@ class Tokeniser:
         return out
 
     def _split(self, word: str, *, before_digit: bool = False) -> tuple[str, ...]:
-        if before_digit and word not in self._vocabulary and (word[:-1], word[-1:]) in (
-            self._letter_pairs
+        if (
+            before_digit
+            and word not in self._vocabulary
+            and (word[:-1], word[-1:]) in (self._letter_pairs)
         ):
             # "aws9": a short name word squeezed with the model letter its names write
             # after it; only that letter (ipx7 is no "ip x7").

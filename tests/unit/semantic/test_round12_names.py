@@ -51,6 +51,11 @@ from tests.unit.semantic.decisions import cid_of
         # a value's initial glued to an initialism: the product and that value
         ("特斯拉M3P续航多少", "tesla_model_3|range|trim=performance"),
         ("tesla m3p weight", "tesla_model_3|weight|"),
+        # "pro max" its brand never writes, the max before a spec phrase: the adjective
+        (
+            "huawei mate 60 pro max wireless charging in watts",
+            "huawei_mate_60_pro|charging_power|method=wireless",
+        ),
         # series 9 alone, with a number only a watch's water-resistance text writes
         ("can the series 9 go to 50 m underwater", "apple_watch_series_9|water_resistance|"),
     ],
@@ -84,6 +89,11 @@ def test_not_read_as_the_product(extractor: SemanticExtractor, question: str) ->
 
 def test_category_word_after_tail_is_another_model(extractor: SemanticExtractor) -> None:
     decision = extractor.decide("苹果9代手机多重")
+    assert isinstance(decision, Bypass) and decision.intent == "unknown_product"
+
+
+def test_pro_max_a_brand_writes_stays_a_variant(extractor: SemanticExtractor) -> None:
+    decision = extractor.decide("iphone 16 pro max wireless charging in watts")
     assert isinstance(decision, Bypass) and decision.intent == "unknown_product"
 
 
