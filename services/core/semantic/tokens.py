@@ -54,7 +54,14 @@ class Token:
 class Tokeniser:
     """Splits normalised text into name tokens, with a vocabulary for compound words."""
 
-    __slots__ = ("_fuzzy_targets", "_letter_pairs", "_longest", "_splits", "_vocabulary")
+    __slots__ = (
+        "_fuzzy_targets",
+        "_letter_pairs",
+        "_longest",
+        "_sounds",
+        "_splits",
+        "_vocabulary",
+    )
 
     def __init__(
         self, vocabulary: Iterable[str], letter_pairs: Iterable[tuple[str, str]] = ()
@@ -68,6 +75,12 @@ class Tokeniser:
         # watch) are one edit away from ordinary English words (apply, modes, match).
         self._fuzzy_targets = tuple(sorted(w for w in self._vocabulary if len(w) >= 6))
         self._longest = max((len(w) for w in self._vocabulary), default=0)
+        # A name word spelt as it sounds, f for ph (ifone): one word per sound form.
+        sounds: dict[str, set[str]] = {}
+        for w in self._vocabulary:
+            if "ph" in w:
+                sounds.setdefault(w.replace("ph", "f"), set()).add(w)
+        self._sounds = {k: next(iter(v)) for k, v in sounds.items() if len(v) == 1}
         self._splits: dict[str, tuple[str, ...]] = {}
 
     def tokens(self, text: str) -> list[Token]:
@@ -155,7 +168,11 @@ class Tokeniser:
         return cached
 
     def _correct(self, word: str) -> tuple[str, ...]:
-        """A misspelt name word ("iphnoe", "samsumg", "macbok") becomes the word it misses."""
+        """A misspelt name word ("iphnoe", "samsumg", "macbok") becomes the word it misses;
+        so does one spelt with f for ph ("ifone")."""
+        sounded = self._sounds.get(word)
+        if sounded is not None:
+            return (sounded,)
         if len(word) < 5 or not self._fuzzy_targets:
             return (word,)
         limit = 2 if len(word) >= 8 else 1

@@ -24,6 +24,8 @@ from tests.unit.semantic.decisions import cid_of
         ("bi ya di han 重量多少", "byd_han|weight|"),
         ("xiao mi 14 weight", "xiaomi_14|weight|"),
         ("pingguo 16 重量", "iphone_16|weight|"),
+        # a name word spelt as it sounds, f for ph
+        ("ifone 15 weight", "iphone_15|weight|"),
         # an English-letter initial glued to its number
         ("i16 weight?", "iphone_16|weight|"),
         ("i15pm screen size", "iphone_15_pro_max|screen_size|"),
