@@ -292,12 +292,23 @@ class ProductMatcher:
         abbreviated = _abbreviated(
             aliases, listed, variant_tokens, brand_tokens, abbreviated_in_context, self._brand_of
         )
+        glued: set[tuple[str, str]] = set()
         for key, ids in abbreviated.items():
             aliases[key] = ids
             self._shortened.add(key)
+            # "特斯拉myp": a lettered initialism (my) and a value initial glued to it
+            if len(ids) == 1 and key[-1].isalpha() and len(key[-1]) == 2:
+                letters = self._value_initials.get(next(iter(ids)), {})
+                glued.update((key[-1], letter) for letter in letters)
             # i16, m60: an initialism the reader cannot read; it is shown the name
             if len(ids) == 1:
                 self._initialled.setdefault(key, self._shown_name.get(next(iter(ids)), ""))
+        self.tokeniser.add_glued_pairs(glued)
+        self._glued_words = (
+            re.compile("|".join(rf"{re.escape(w + x)}(?![a-z])" for w, x in sorted(glued)))
+            if glued
+            else None
+        )
         # The variant suffixes each brand's names write ("pro max" of Apple's).
         brand_suffixes: defaultdict[str, set[tuple[str, ...]]] = defaultdict(set)
         for key, ids in aliases.items():
@@ -898,7 +909,7 @@ class ProductMatcher:
                     continue
                 if len(ids) != 1:
                     unknown.append(Mention(start_char, end_char, reason="ambiguous name"))
-                elif suffix_end == end + 1 and (
+                elif suffix_end <= end + 1 and (
                     value := self._value_initial(tokens, index, end, next(iter(ids)))
                 ):
                     # "特斯拉m3p": an initialism and a value's initial glued to it
@@ -998,9 +1009,16 @@ class ProductMatcher:
     def _value_initial(self, tokens: Sequence[Token], start: int, end: int, product_id: str) -> str:
         """The value words the letter glued after the initialism tokens[start:end] stands
         for ("" when the name is no initialism or the letter no value initial)."""
+        if end >= len(tokens):
+            return ""
         letter = tokens[end]
         key = tuple(t.text for t in tokens[start:end])
-        if key not in self._initialled or not tokens[end - 1].is_number:
+        if (
+            key not in self._initialled
+            or not letter.attached
+            or not letter.is_latin
+            or len(letter.text) != 1
+        ):
             return ""
         if end + 1 < len(tokens) and tokens[end + 1].attached and not tokens[end + 1].is_cjk:
             return ""  # "m3p2": a longer code
@@ -1009,7 +1027,10 @@ class ProductMatcher:
     def expand_values(self, text: str) -> str:
         """``text`` with each value initial glued to an initialism written as the value's
         words ("特斯拉m3p" → "特斯拉m3 performance"), for the constraint reader."""
-        if not self._value_initials or not _GLUED_LETTER.search(text):
+        if not self._value_initials or not (
+            _GLUED_LETTER.search(text)
+            or (self._glued_words is not None and self._glued_words.search(text))
+        ):
             return text
         for start, end, words in reversed(self.scan(text).expansions):
             text = f"{text[:start]} {words}{text[end:]}"

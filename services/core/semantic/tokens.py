@@ -56,6 +56,7 @@ class Tokeniser:
 
     __slots__ = (
         "_fuzzy_targets",
+        "_glued_pairs",
         "_letter_pairs",
         "_longest",
         "_sounds",
@@ -71,6 +72,7 @@ class Tokeniser:
         (aws9)."""
         self._vocabulary = frozenset(w for w in vocabulary if len(w) >= 2 and w.isalpha())
         self._letter_pairs = frozenset(letter_pairs)
+        self._glued_pairs: frozenset[tuple[str, str]] = frozenset()
         # Only long, distinctive name words are typo-corrected: short ones (apple, model,
         # watch) are one edit away from ordinary English words (apply, modes, match).
         self._fuzzy_targets = tuple(sorted(w for w in self._vocabulary if len(w) >= 6))
@@ -139,7 +141,15 @@ class Tokeniser:
                 offset += len(part)
         return out
 
+    def add_glued_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """(short name word, letter) pairs split wherever glued ("my" + "p" of myp: a
+        value initial after an initialism)."""
+        self._glued_pairs = self._glued_pairs | frozenset(pairs)
+        self._splits.clear()
+
     def _split(self, word: str, *, before_digit: bool = False) -> tuple[str, ...]:
+        if (word[:-1], word[-1:]) in self._glued_pairs:
+            return (word[:-1], word[-1])
         if (
             before_digit
             and word not in self._vocabulary

@@ -53,6 +53,7 @@ from tests.unit.semantic.decisions import cid_of
         # a value's initial glued to an initialism: the product and that value
         ("特斯拉M3P续航多少", "tesla_model_3|range|trim=performance"),
         ("tesla m3p weight", "tesla_model_3|weight|"),
+        ("特斯拉MYL多少钱", "tesla_model_y|price|trim=long_range"),
         # "pro max" its brand never writes, the max before a spec phrase: the adjective
         (
             "huawei mate 60 pro max wireless charging in watts",
