@@ -631,8 +631,10 @@ class SemanticExtractor:
         if product_ids:
             # "华为手表和苹果手表9代哪个…": a brand and category word of another brand than
             # the named products' is another product, unnamed.
-            own = {self._products.brand_of(p) for p in product_ids}
-            named += len({m.reason for m in scan.brands if m.category and m.reason not in own})
+            own_brands = {self._products.brand_of(p) for p in product_ids}
+            named += len(
+                {m.reason for m in scan.brands if m.category and m.reason not in own_brands}
+            )
         if named >= 2:
             structural["compare"] = f"names {named} products"
         elif reading.conflicting_keys():

@@ -451,8 +451,8 @@ class ProductMatcher:
         }
         for tail, pid in abbreviated_in_context.items():
             # "m3": the Model 3 in a car's context; the MacBooks' chip is no car
-            others = {self._categories[i] for i in lettered_tails.get(tail, set())}
-            if tail not in aliases and self._categories[pid] not in others:
+            other_categories = {self._categories[i] for i in lettered_tails.get(tail, set())}
+            if tail not in aliases and self._categories[pid] not in other_categories:
                 self._context_tails[tail] = (pid, first_name.get(pid, ""))
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
@@ -986,13 +986,13 @@ class ProductMatcher:
                     continue
                 brand_labels = [label for label in labels if label.startswith("brand:")]
                 if brand_labels:
-                    after = self._category_at(tokens, end)
+                    family = self._category_at(tokens, end)
                     brands.append(
                         Mention(
                             tokens[index].start,
                             tokens[end - 1].end,
                             reason=brand_labels[0][6:],
-                            category=after[0] if after is not None else "",
+                            category=family[0] if family is not None else "",
                         )
                     )
                     index = end
