@@ -160,9 +160,11 @@ class ProductMatcher:
         def key_of(phrase: str) -> tuple[str, ...]:
             return tuple(t.text for t in self.tokeniser.tokens(normaliser.normalise(phrase)))
 
-        self._configuration_keys = tuple(
-            sorted({k for w in configuration_words if (k := key_of(w))}, key=len, reverse=True)
-        )
+        # by first token, longest first: looked up after every name
+        configuration: defaultdict[str, list[tuple[str, ...]]] = defaultdict(list)
+        for k in sorted({k for w in configuration_words if (k := key_of(w))}, key=len)[::-1]:
+            configuration[k[0]].append(k)
+        self._configuration_keys = {k: tuple(v) for k, v in configuration.items()}
         self._measure_keys = tuple(
             k for k in {key_of(w) for w in measure_words if not w.isascii()} if k
         )
@@ -665,7 +667,7 @@ class ProductMatcher:
         (index of the nickname, index past it, the products name + nickname names)."""
         if end >= len(tokens) or not tokens[end].adjacent:
             return None
-        for word in self._configuration_keys:
+        for word in self._configuration_keys.get(tokens[end].text, ()):
             if not _starts_with(tokens, end, word):
                 continue
             at = end + len(word)
