@@ -143,6 +143,14 @@ class SemanticExtractor:
                             (attr_id, str(spec.get("by")), str(value)), set()
                         ).add(entry.category)
         self._value_categories = {k: frozenset(v) for k, v in value_categories.items()}
+        # (attribute, a number its spec texts and notes write) → the categories writing it:
+        # "water resistant to 50 m" is a watch's own value (in context, series 9 is one).
+        number_categories: dict[tuple[str, str], set[str]] = {}
+        for entry in entries:
+            for attr_id, spec in specs[entry.product_id].items():
+                for number in _written_numbers(spec):
+                    number_categories.setdefault((attr_id, number), set()).add(entry.category)
+        self._number_categories = {k: frozenset(v) for k, v in number_categories.items()}
         self._products = ProductMatcher(
             entries,
             normaliser=self._normaliser,
@@ -161,6 +169,18 @@ class SemanticExtractor:
             },
             non_name_patterns=[
                 p for p, label in self._lexicon.attribute_patterns if label.startswith("#")
+            ],
+            # Chinese words of a variant's configuration (顶配): hints of a constraint key
+            configuration_words=[
+                r for r, _ in self._lexicon.constraint_hints if _CJK_ONLY.fullmatch(r)
+            ],
+            value_initials=_value_initials(specs),
+            # units of measure as shoppers write them (毫米), no money and no size word
+            measure_words=[
+                str(form)
+                for unit, forms in lexicon_doc.get("units", {}).items()
+                if unit not in _CURRENCIES and unit.lower() != "inch"
+                for form in forms
             ],
         )
         self._other_brands = PhraseSet(
@@ -303,7 +323,7 @@ class SemanticExtractor:
         """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
         reader agrees on product and attribute (otherwise no fingerprint)."""
         # Normalised once: it is the costliest step (spelling and transliteration scans).
-        norm = self._normaliser.normalise(text)
+        norm = self._products.expand_values(self._normaliser.normalise(text))
         decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm)
         if second_reader and isinstance(decision, Fingerprint):
             reader_text = _blank_spans(norm, value_nouns, " ")
@@ -416,7 +436,7 @@ class SemanticExtractor:
                 and bool(scan.unknown)
             )
         ):
-            in_context = self._in_context(norm, scan, boundaries, trademarks)
+            in_context = self._in_context(norm, scan, boundaries, trademarks, _capitals(text))
             if in_context is not None:
                 return in_context
         listed = tuple(
@@ -427,7 +447,12 @@ class SemanticExtractor:
         return decision, any(m.derived for m in scan.products), by_unit, nouns, listed
 
     def _in_context(
-        self, norm: str, scan: ProductScan, cuts: frozenset[int], trademarks: frozenset[str]
+        self,
+        norm: str,
+        scan: ProductScan,
+        cuts: frozenset[int],
+        trademarks: frozenset[str],
+        capitals: frozenset[str] = frozenset(),
     ) -> _RulesDecision | None:
         """汉的三电质保, s9 41mm屏幕多大, the 45 mm series 9: a short name only context makes
         a product (a one-character short name that is a word of its own, or a listed
@@ -435,7 +460,7 @@ class SemanticExtractor:
         it as an unknown model) names its product when the fingerprint it then gets is one
         only that product's category has (an attribute of that category alone, or a
         constraint value only its products offer); otherwise it names nothing."""
-        mentions = self._products.context_mentions(norm)
+        mentions = self._products.context_mentions(norm, capitals)
         if len(mentions) != 1:
             return None
         (mention,) = mentions
@@ -455,7 +480,19 @@ class SemanticExtractor:
             self._value_categories.get((decision.attribute, key, value)) == frozenset({category})
             for key, value in decision.constraints
         )
-        if not own_category:
+        # "series 9 water resistant to 50 m": every number stated beside the name is one
+        # the attribute's texts write for products of this category only.
+        stated = set(_NUMBER.findall(norm[: mention.start] + " " + norm[mention.end :]))
+        own_value = bool(stated) and all(
+            self._number_categories.get((decision.attribute, n)) == frozenset({category})
+            for n in stated
+        )
+        own_category = own_category or own_value
+        # "tesla MY price": an initialism in capitals beside its own brand word.
+        own_brand = mention.reason == "initialism" and any(
+            b.reason == self._products.brand_of(decision.product) for b in scan.brands
+        )
+        if not (own_category or own_brand):
             return None
         return decision, True, by_unit, nouns, ((mention.start, mention.end, mention.listed),)
 
@@ -594,6 +631,13 @@ class SemanticExtractor:
 
         structural: dict[str, str] = {}
         named = len(product_ids) + len({norm[m.start : m.end] for m in unknown})
+        if product_ids:
+            # "华为手表和苹果手表9代哪个…": a brand and category word of another brand than
+            # the named products' is another product, unnamed.
+            own_brands = {self._products.brand_of(p) for p in product_ids}
+            named += len(
+                {m.reason for m in scan.brands if m.category and m.reason not in own_brands}
+            )
         if named >= 2:
             structural["compare"] = f"names {named} products"
         elif reading.conflicting_keys():
@@ -804,6 +848,18 @@ _FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z
 _CLAUSE_SPLIT = re.compile(r"[,，.。?？!！;；]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 
 
+#: A word written in capitals (MY, MBP), two to four letters.
+_CAPITAL_WORD = re.compile(r"(?<![A-Za-z])[A-Z]{2,4}(?![A-Za-z])")
+
+
+def _capitals(text: str) -> frozenset[str]:
+    """The words ``text`` writes in capitals, lower-cased; none when it has no lower-case
+    letter (a question typed in capitals says nothing by them)."""
+    if not any(ch.islower() for ch in text):
+        return frozenset()
+    return frozenset(m.group().lower() for m in _CAPITAL_WORD.finditer(text))
+
+
 def _clauses(text: str) -> list[tuple[int, int]]:
     """(start, end) of the clauses of ``text``, split at punctuation and at spaces
     between Chinese characters."""
@@ -851,6 +907,35 @@ def _stated_numbers(text: str) -> list[Hit]:
 
 #: A code in a text value: letters glued to a number (a17, h2, 9000s) or a version (4.0).
 _CODE = re.compile(r"(?<![a-z0-9.])([a-z]*)(\d+(?:\.\d+)*[a-z]*)(?![a-z0-9])")
+
+
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+#: A hint written in Chinese characters only: a word, not a pattern.
+_CJK_ONLY = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def _value_initials(specs: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, str]]:
+    """product → the initial of a value its specs vary by → the value's words, where
+    only one of its values has that initial (performance → p; long_range → "long range")."""
+    out: dict[str, dict[str, str]] = {}
+    for product_id, product_specs in specs.items():
+        by_letter: dict[str, set[str]] = {}
+        for spec in product_specs.values():
+            if isinstance(spec, Mapping) and isinstance(spec.get("values"), Mapping):
+                for value in spec["values"]:
+                    words = str(value).replace("_", " ").lower()
+                    if words[:1].isascii() and words[:1].isalpha():
+                        by_letter.setdefault(words[0], set()).add(words)
+        out[product_id] = {k: next(iter(v)) for k, v in by_letter.items() if len(v) == 1}
+    return out
+
+
+def _written_numbers(spec: Any) -> frozenset[str]:
+    """The numbers a spec's text values and note write ("WR50", "to 50 m": 50)."""
+    if not isinstance(spec, Mapping):
+        return frozenset()
+    texts = [*_spec_texts_of(spec), str(spec.get("note", "")).lower()]
+    return frozenset(n for t in texts for n in re.findall(r"\d+(?:\.\d+)?", t))
 
 
 def _spec_texts_of(spec: Any) -> list[str]:

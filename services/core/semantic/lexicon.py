@@ -22,6 +22,7 @@ from typing import Any
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.spelling import SpellingCorrector
 from services.core.semantic.transliteration import (
+    PinyinNames,
     Transliterator,
     brand_series_words,
     variant_words,
@@ -244,6 +245,8 @@ class SlotLexicon:
             transliterator,
             number_heads(name_words),
             name_words,
+            # biyadi han, xiao mi 14: the catalog's Chinese names spelt in pinyin
+            PinyinNames(name_words, (w for ws in brands.values() for w in ws), english_words or {}),
         )
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from services.core.semantic.spelling import SpellingCorrector
-from services.core.semantic.transliteration import Transliterator
+from services.core.semantic.transliteration import PinyinNames, Transliterator
 
 _CN_DIGITS = {
     "零": 0,
@@ -108,6 +108,8 @@ _MAX_WORD = 6
 #: is no pronoun.
 _SPOKEN_STORAGE = re.compile(
     r"(?<![a-z'\d.])(\d+|one|" + _EN_NUMBER + r")[\s-]*(terabytes?|tb|gigabytes?|gigs?|gb)(?![a-z])"
+    # "a terabyte": the article before a unit spelt out counts one
+    r"|(?<![a-z'\d.])(a)\s+(terabyte|gigabyte)(?![a-z])"
 )
 #: A number word before a counted noun counts it ("the model three years ago"): no
 #: model number.
@@ -173,6 +175,7 @@ class TextNormaliser:
     __slots__ = (
         "_context",
         "_look_alike",
+        "_pinyin",
         "_protected",
         "_series_words",
         "_spelling",
@@ -189,13 +192,15 @@ class TextNormaliser:
         transliterator: Transliterator | None = None,
         number_heads: Iterable[str] = (),
         names: Iterable[str] = (),
+        pinyin: PinyinNames | None = None,
     ) -> None:
         """``number_heads``: Latin name words a model number follows in the catalog's
         names (iphone of "iPhone 15", mate, model, series): an English number word after
         one of them is that model number ("model three" is Model 3). ``names``: the
         catalog's names (a series word some name writes with l or o before a digit keeps
-        them as letters)."""
+        them as letters). ``pinyin``: catalog Chinese names spelt in pinyin (biyadi han)."""
         self._spelling = spelling
+        self._pinyin = pinyin
         heads = sorted({h.lower() for h in number_heads if len(h) >= 2}, key=len, reverse=True)
         self._spoken_number = (
             re.compile(
@@ -245,6 +250,8 @@ class TextNormaliser:
     def normalise(self, text: str) -> str:
         # Typographic apostrophes are the ASCII one ("haven’t" is "haven't"), length kept.
         out = unicodedata.normalize("NFKC", text).lower().translate(_APOSTROPHES)
+        if self._pinyin is not None:
+            out = self._pinyin.replace(out)
         if self._spelling is not None:
             out = self._spelling.correct(out)
         if self._spoken_number is not None:
@@ -336,7 +343,7 @@ def _spoken_model_number(match: re.Match[str]) -> str:
 
 
 def _spoken_storage(match: re.Match[str]) -> str:
-    number, unit = match.group(1), match.group(2)
+    number, unit = match.group(1) or "one", match.group(2) or match.group(4)
     if number.isdigit() and unit in ("tb", "gb"):
         return match.group(0)  # "1tb", "512 gb": written as the value forms read them
     value = number if number.isdigit() else str(parse_english_number(number))

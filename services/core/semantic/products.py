@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from services.core.semantic.normalise import TextNormaliser
+from services.core.semantic.normalise import TextNormaliser, parse_chinese_numeral
 from services.core.semantic.tokens import Token, Tokeniser
 
 _END = "\x00"
@@ -25,6 +25,8 @@ _SIZE_WORDS = frozenset({"寸", "吋", "inch"})
 #: Measurement units: a number glued to one is a measure, never a model number.
 _MEASURES = frozenset({"mm", "cm", "g", "kg", "w", "kw", "mah", "wh", "kwh", "hz", "gb", "tb"})
 TokenTrie = dict[str, "TokenTrie | frozenset[str]"]
+#: A name word, a space and a model code of one letter and a number ("aw s9").
+_WORD_THEN_CODE = re.compile(r"(?<![a-z])([a-z]{2,})\s([a-z])(?=\d)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,9 @@ class Mention:
     #: For a short form the reader cannot read (an initialism: app2; a name read from
     #: context: 汉), the listed name it stands for; the reader is shown that name.
     listed: str = ""
+    #: For a bare brand word: the category of the category word right after it (华为手表:
+    #: a product of that brand and category, unnamed).
+    category: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +67,8 @@ class ProductScan:
     products: tuple[Mention, ...]
     unknown: tuple[Mention, ...]
     brands: tuple[Mention, ...]
+    #: Value initials glued to an initialism (the p of m3p): (start, end, value words).
+    expansions: tuple[tuple[int, int, str], ...] = ()
 
     @property
     def product_ids(self) -> tuple[str, ...]:
@@ -106,9 +113,19 @@ class ProductMatcher:
         category_words: Mapping[str, str] | None = None,
         variant_nicknames: Mapping[str, Sequence[str]] | None = None,
         feature_words: Mapping[str, Sequence[str]] | None = None,
+        measure_words: Iterable[str] = (),
+        configuration_words: Iterable[str] = (),
+        value_initials: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         """``feature_words``: a descriptor word of a description name (降噪) → the
-        English forms a product's spec text writes the feature in (noise cancellation)."""
+        English forms a product's spec text writes the feature in (noise cancellation).
+        ``measure_words``: how shoppers write measurement units (毫米, 克): a number glued
+        to one after a series head is a measure, not a model number.
+        ``configuration_words``: words for a variant's configuration (顶配) that may stand
+        between a name and its variant nickname.
+        ``value_initials``: product → the initial of a constraint value its specs vary by
+        (only where one value has it) → the value's words: "m3p" is Model 3 Performance."""
+        self._value_initials = {k: dict(v) for k, v in (value_initials or {}).items()}
         self._normaliser = normaliser
         self._categories = {e.product_id: e.category for e in entries}
         self._brand_of = {e.product_id: e.brand for e in entries}
@@ -131,11 +148,26 @@ class ProductMatcher:
             name: found for e in entries for name in e.names if (found := camel_initialisms(name))
         }
         words.update(w for found in initialisms.values() for pair in found for w in pair[1:])
-        self.tokeniser = Tokeniser(words)
+        # (name word, model letter) as names write them: "AW S9" → ("aw", "s").
+        letter_pairs = {
+            (m.group(1), m.group(2))
+            for e in entries
+            for name in e.names
+            for m in _WORD_THEN_CODE.finditer(normaliser.normalise(name))
+        }
+        self.tokeniser = Tokeniser(words, letter_pairs)
 
         def key_of(phrase: str) -> tuple[str, ...]:
             return tuple(t.text for t in self.tokeniser.tokens(normaliser.normalise(phrase)))
 
+        # by first token, longest first: looked up after every name
+        configuration: defaultdict[str, list[tuple[str, ...]]] = defaultdict(list)
+        for k in sorted({k for w in configuration_words if (k := key_of(w))}, key=len)[::-1]:
+            configuration[k[0]].append(k)
+        self._configuration_keys = {k: tuple(v) for k, v in configuration.items()}
+        self._measure_keys = tuple(
+            k for k in {key_of(w) for w in measure_words if not w.isascii()} if k
+        )
         self._brand_keys = {
             brand: tuple(k for k in (key_of(w) for w in ws) if k)
             for brand, ws in brand_words.items()
@@ -175,6 +207,8 @@ class ProductMatcher:
         # A name with a synonym put in (汉纯电版 for 汉EV) → the listed name it stands for,
         # shown to the name-reading second reader.
         synonym_names: dict[tuple[str, ...], str] = {}
+        dropped_names: dict[tuple[str, ...], str] = {}
+        plainly_dropped: set[tuple[str, ...]] = set()
         brand_key_set = {k for keys in self._brand_keys.values() for k in keys}
         brand_synonyms = {
             t for group in synonym_keys if brand_key_set & set(group) for k in group for t in k
@@ -193,6 +227,12 @@ class ProductMatcher:
                         synonym_names.setdefault(variant, normaliser.normalise(name))
                     for dropped in _dropped(variant, droppable):
                         dropped_aliases.setdefault(dropped, set()).add(entry.product_id)
+                        if variant != base:
+                            # "aw 9": a synonym and a dropped word, no piece of a name
+                            # the reader knows; it is shown the name it stands for.
+                            dropped_names.setdefault(dropped, normaliser.normalise(name))
+                        else:
+                            plainly_dropped.add(dropped)
         initialled: dict[tuple[str, ...], str] = {}
         # CamelCase name words by their capitals (AirPods → ap, FreeBuds → fb), also
         # squeezed with the next word's initial (ap pro 2 → app 2), as shoppers write
@@ -213,7 +253,14 @@ class ProductMatcher:
             if len(ids) == 1 and key not in aliases:
                 aliases[key] = ids
                 self._shortened.add(key)
-        self._initialled = {k: n for k, n in initialled.items() if k in self._shortened}
+        self._initialled = {
+            k: n
+            for k, n in {
+                **{k: n for k, n in dropped_names.items() if k not in plainly_dropped},
+                **initialled,
+            }.items()
+            if k in self._shortened
+        }
         self._synonym_names = {
             k: n for k, n in synonym_names.items() if k not in listed and len(aliases[k]) == 1
         }
@@ -222,9 +269,56 @@ class ProductMatcher:
         )
         variant_tokens = {t for k in self._suffix_keys for t in k}
         brand_tokens = {t for keys in self._brand_keys.values() for k in keys for t in k}
-        for key, ids in _abbreviated(aliases, listed, variant_tokens, brand_tokens).items():
+        # "MY" of Model Y alone: an English word in lower case, so a product only when
+        # written in capitals and in context (``context_mentions``; the extractor decides).
+        capital: defaultdict[str, set[str]] = defaultdict(set)
+        for key in listed:
+            if (
+                len(key) == 2
+                and len(key[0]) >= 3
+                and key[0].isascii()
+                and key[0].isalpha()
+                and key[0] not in variant_tokens
+                and key[0] not in brand_tokens
+                and len(key[1]) == 1
+                and key[1].isascii()
+                and key[1].isalpha()
+            ):
+                capital[key[0][0] + key[1]].update(aliases.get(key, set()))
+        self._capital_initials = {
+            short: next(iter(ids))
+            for short, ids in capital.items()
+            if len(ids) == 1 and (short,) not in aliases and not _written_in(short, aliases)
+        }
+        abbreviated_in_context: dict[tuple[str, ...], str] = {}
+        abbreviated = _abbreviated(
+            aliases, listed, variant_tokens, brand_tokens, abbreviated_in_context, self._brand_of
+        )
+        glued: set[tuple[str, str]] = set()
+        for key, ids in abbreviated.items():
             aliases[key] = ids
             self._shortened.add(key)
+            # "特斯拉myp": a lettered initialism (my) and a value initial glued to it
+            if len(ids) == 1 and key[-1].isalpha() and len(key[-1]) == 2:
+                letters = self._value_initials.get(next(iter(ids)), {})
+                glued.update((key[-1], letter) for letter in letters)
+            # i16, m60: an initialism the reader cannot read; it is shown the name
+            if len(ids) == 1:
+                self._initialled.setdefault(key, self._shown_name.get(next(iter(ids)), ""))
+        self.tokeniser.add_glued_pairs(glued)
+        self._glued_words = (
+            re.compile("|".join(rf"{re.escape(w + x)}(?![a-z])" for w, x in sorted(glued)))
+            if glued
+            else None
+        )
+        # The variant suffixes each brand's names write ("pro max" of Apple's).
+        brand_suffixes: defaultdict[str, set[tuple[str, ...]]] = defaultdict(set)
+        for key, ids in aliases.items():
+            for suffix in self._suffix_keys:
+                if _contains(key, suffix):
+                    for product_id in ids:
+                        brand_suffixes[self._brand_of[product_id]].add(suffix)
+        self._brand_suffixes = {k: frozenset(v) for k, v in brand_suffixes.items()}
         self._alias_trie: TokenTrie = {}
         for key, ids in aliases.items():
             for product_id in ids:
@@ -357,6 +451,11 @@ class ProductMatcher:
             for tail, ids in lettered_tails.items()
             if len(ids) == 1 and tail not in aliases and (pid := next(iter(ids)))
         }
+        for tail, pid in abbreviated_in_context.items():
+            # "m3": the Model 3 in a car's context; the MacBooks' chip is no car
+            other_categories = {self._categories[i] for i in lettered_tails.get(tail, set())}
+            if tail not in aliases and self._categories[pid] not in other_categories:
+                self._context_tails[tail] = (pid, first_name.get(pid, ""))
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
         # "macbook air"), plus every brand word. A head followed by a model number that
@@ -450,6 +549,23 @@ class ProductMatcher:
                         tails.setdefault((brand_of[product_id], key[back:]), set()).add(product_id)
                 break
         self._tails = {k: frozenset(v) for k, v in tails.items()}
+        # Model codes: a name's first words up to its model number when they are one
+        # letter ("x 1" of "x 1 carbon"), with more words after them.
+        codes: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+        for key, ids in aliases.items():
+            if (
+                key not in self._shortened
+                and len(key) >= 3
+                and key[:2] not in aliases
+                and len(key[0]) == 1
+                and key[0].isascii()
+                and key[0].isalpha()
+                and key[1].isdigit()
+            ):
+                for product_id in ids:
+                    codes.setdefault((brand_of[product_id], key[:2]), set()).add(product_id)
+        self._codes = {k: frozenset(v) for k, v in codes.items()}
+        self._code_lengths = sorted({len(c) for _, c in codes}, reverse=True)
         self._tail_lengths = sorted({len(t) for _, t in tails}, reverse=True)
         # Variant words the catalog uses right after a model number ("15 pro", "s24 ultra");
         # a letter stands for one only when no other variant word (catalog or policy
@@ -543,6 +659,28 @@ class ProductMatcher:
             return end + 1, self._exact([*name, word])
         return None
 
+    def _configured_variant(
+        self, tokens: Sequence[Token], start: int, end: int
+    ) -> tuple[int, int, frozenset[str]] | None:
+        """A variant nickname after the name tokens[start:end] with a configuration word
+        of the vocabulary between them (苹果15顶配超大杯: 顶配, a hint of a variant key):
+        (index of the nickname, index past it, the products name + nickname names)."""
+        if end >= len(tokens) or not tokens[end].adjacent:
+            return None
+        for word in self._configuration_keys.get(tokens[end].text, ()):
+            if not _starts_with(tokens, end, word):
+                continue
+            at = end + len(word)
+            if at >= len(tokens) or not tokens[at].attached:
+                return None
+            name = [t.text for t in tokens[start:end] if t.text not in self._filler]
+            for nickname, alternatives in self._nicknames:
+                if _starts_with(tokens, at, nickname):
+                    found = frozenset().union(*(self._exact([*name, *alt]) for alt in alternatives))
+                    return at, at + len(nickname), found
+            return None
+        return None
+
     def _series_variant(self, name: Sequence[str], letter: str) -> str | None:
         """The one variant word starting with ``letter`` that the catalog lists right after
         this series' name ("15p": the iPhone 15 has a Pro and no Plus, so P is Pro); None
@@ -616,6 +754,16 @@ class ProductMatcher:
             return found if len(found) == 1 else frozenset()
         return frozenset()
 
+    def _spaced_letter_word(self, tokens: Sequence[Token], start: int, end: int) -> bool:
+        """Whether tokens[start:end] has a one-letter English word (i, a) standing for a
+        series initial apart from the number after it: i15 is an iPhone 15, "i 15" not."""
+        return any(
+            tokens[i].text in _ENGLISH_LETTER_WORDS
+            and tokens[i + 1].is_number
+            and not tokens[i + 1].attached
+            for i in range(start, end - 1)
+        )
+
     def _spaced_initial(self, tokens: Sequence[Token], start: int, end: int) -> bool:
         """Whether an initialism in tokens[start:end] stands apart from the number after
         it (app2 is AirPods Pro 2; "app 2" may be the English word)."""
@@ -627,9 +775,15 @@ class ProductMatcher:
             for i in range(start, end)
         )
 
-    def context_mentions(self, text: str) -> list[Mention]:
+    def brand_of(self, product_id: str) -> str:
+        return self._brand_of[product_id]
+
+    def context_mentions(self, text: str, capitals: frozenset[str] = frozenset()) -> list[Mention]:
         """Every place a one-character short name (汉 of 比亚迪汉) stands in ``text``: a
-        product only if the question's context says so (derived: the grammar's)."""
+        product only if the question's context says so (derived: the grammar's).
+        ``capitals``: the words the question writes in capitals (MY), where a series
+        initial and model letter that is also an English word (my) may stand for the name
+        (reason "initialism")."""
         return (
             [
                 Mention(
@@ -647,7 +801,24 @@ class ProductMatcher:
                 )
             ]
             + self._context_tail_mentions(text)
+            + self._capital_mentions(text, capitals)
         )
+
+    def _capital_mentions(self, text: str, capitals: frozenset[str]) -> list[Mention]:
+        found = capitals & self._capital_initials.keys()
+        if not found:
+            return []
+        out: list[Mention] = []
+        tokens = self.tokeniser.tokens(text)
+        for index, token in enumerate(tokens):
+            if token.text not in found or token.attached:
+                continue
+            if index + 1 < len(tokens) and tokens[index + 1].attached:
+                continue  # "MYP", "MY3": part of a longer code
+            product_id = self._capital_initials[token.text]
+            listed = self._shown_name.get(product_id, "")
+            out.append(Mention(token.start, token.end, product_id, "initialism", True, listed))
+        return out
 
     def _context_tail_mentions(self, text: str) -> list[Mention]:
         if not self._context_tails:
@@ -678,6 +849,7 @@ class ProductMatcher:
         products: list[Mention] = []
         unknown: list[Mention] = []
         brands: list[Mention] = []
+        expansions: list[tuple[int, int, str]] = []
         index = 0
         count = len(tokens)
         while index < count:
@@ -685,6 +857,27 @@ class ProductMatcher:
             if found is not None:
                 end, ids = found
                 variant = self._variant_after(tokens, index, end) if len(ids) == 1 else None
+                configured = (
+                    self._configured_variant(tokens, index, end)
+                    if len(ids) == 1 and variant is None
+                    else None
+                )
+                if configured is not None:
+                    # "苹果15顶配超大杯": the nickname is the name's variant; the
+                    # configuration word between them stays for the constraint reader.
+                    nickname_at, after, found_ids = configured
+                    span = (tokens[index].start, tokens[after - 1].end)
+                    if len(found_ids) != 1:
+                        unknown.append(Mention(*span, reason="variant we do not sell"))
+                    else:
+                        (product_id,) = found_ids
+                        shown = self._shown_name.get(product_id, "")
+                        name_end = tokens[end - 1].end
+                        products.append(Mention(span[0], name_end, product_id, "", True, shown))
+                        nickname = tokens[nickname_at].start
+                        products.append(Mention(nickname, span[1], product_id, "", True, " "))
+                    index = after
+                    continue
                 derived = (
                     variant is not None
                     or tuple(t.text for t in tokens[index:end]) in self._shortened
@@ -702,7 +895,8 @@ class ProductMatcher:
                         index = end
                         continue
                 start_char, end_char = tokens[index].start, tokens[end - 1].end
-                suffix_end = self._suffix_end(tokens, end)
+                brand = self._brand_of[next(iter(ids))] if len(ids) == 1 else ""
+                suffix_end = self._suffix_end(tokens, end, brand)
                 lettered = self._lettered(tokens, end, suffix_end, ids)
                 if lettered is not None:
                     # "华为60p": the name's number and one variant initial, read as the
@@ -712,8 +906,21 @@ class ProductMatcher:
                     )
                     index = lettered[1]
                     continue
+                if self._spaced_letter_word(tokens, index, end):
+                    index += 1  # "I 15": the pronoun before a number, no i15
+                    continue
                 if len(ids) != 1:
                     unknown.append(Mention(start_char, end_char, reason="ambiguous name"))
+                elif suffix_end <= end + 1 and (
+                    value := self._value_initial(tokens, index, end, next(iter(ids)))
+                ):
+                    # "特斯拉m3p": an initialism and a value's initial glued to it
+                    (product_id,) = ids
+                    key = tuple(t.text for t in tokens[index:end])
+                    listed = self._initialled.get(key, "")
+                    products.append(Mention(start_char, end_char, product_id, "", True, listed))
+                    expansions.append((tokens[end].start, tokens[end].end, value))
+                    end = suffix_end
                 elif suffix_end > end:
                     unknown.append(
                         Mention(
@@ -759,6 +966,8 @@ class ProductMatcher:
                 named = self._brand_tail(tokens, index, end, labels)
                 if named is None:
                     named = self._described(tokens, index, end, labels)
+                if named is None:
+                    named = self._brand_code(tokens, index)
                 if named is not None:
                     mention, index = named
                     (products if mention.product_id else unknown).append(mention)
@@ -779,17 +988,78 @@ class ProductMatcher:
                     continue
                 brand_labels = [label for label in labels if label.startswith("brand:")]
                 if brand_labels:
+                    family = self._category_at(tokens, end)
                     brands.append(
                         Mention(
-                            tokens[index].start, tokens[end - 1].end, reason=brand_labels[0][6:]
+                            tokens[index].start,
+                            tokens[end - 1].end,
+                            reason=brand_labels[0][6:],
+                            category=family[0] if family is not None else "",
                         )
                     )
                     index = end
                     continue
             index += 1
+        if not products and not unknown and len({b.reason for b in brands}) == 1:
+            distant = self._distant_tail(text, brands)
+            if distant is not None:
+                products.append(distant)
         if self._editions:
             products = [self._with_edition(text, m) for m in products]
-        return ProductScan(tuple(products), tuple(unknown), tuple(brands))
+        return ProductScan(tuple(products), tuple(unknown), tuple(brands), tuple(expansions))
+
+    def _value_initial(self, tokens: Sequence[Token], start: int, end: int, product_id: str) -> str:
+        """The value words the letter glued after the initialism tokens[start:end] stands
+        for ("" when the name is no initialism or the letter no value initial)."""
+        if end >= len(tokens):
+            return ""
+        letter = tokens[end]
+        key = tuple(t.text for t in tokens[start:end])
+        if (
+            key not in self._initialled
+            or not letter.attached
+            or not letter.is_latin
+            or len(letter.text) != 1
+        ):
+            return ""
+        if end + 1 < len(tokens) and tokens[end + 1].attached and not tokens[end + 1].is_cjk:
+            return ""  # "m3p2": a longer code
+        return self._value_initials.get(product_id, {}).get(letter.text, "")
+
+    def expand_values(self, text: str) -> str:
+        """``text`` with each value initial glued to an initialism written as the value's
+        words ("特斯拉m3p" → "特斯拉m3 performance"), for the constraint reader."""
+        if not self._value_initials or not (
+            _GLUED_LETTER.search(text)
+            or (self._glued_words is not None and self._glued_words.search(text))
+        ):
+            return text
+        for start, end, words in reversed(self.scan(text).expansions):
+            text = f"{text[:start]} {words}{text[end:]}"
+        return text
+
+    def _distant_tail(self, text: str, brands: Sequence[Mention]) -> Mention | None:
+        """ "十五的256版本定价 苹果的": the question's one brand word stands apart from a
+        bare model number (digits or a Chinese numeral) that is the whole tail of exactly
+        one of that brand's products; the number must be followed by 的 or a number (a
+        variant of it: 十五的256), never by a counter or unit (十五天, 15号)."""
+        brand = brands[0].reason
+        found: list[Mention] = []
+        for match in _BARE_NUMBER.finditer(text):
+            start, end = match.span()
+            if any(b.start <= start < b.end + 1 for b in brands):
+                continue  # right after the brand word: the grammar's brand + tail
+            before = text[start - 1 : start]
+            if before in _NUMBER_HEADS or text[end : end + 1] not in _AFTER_BARE:
+                continue
+            run = match.group()
+            value = run if run.isdigit() else str(parse_chinese_numeral(run) or "")
+            ids = self._tails.get((brand, (value,)))
+            if ids is not None and len(ids) == 1:
+                (product_id,) = ids
+                listed = self._shown_name.get(product_id, "")
+                found.append(Mention(start, end, product_id, derived=True, listed=listed))
+        return found[0] if len(found) == 1 else None
 
     def _with_edition(self, text: str, mention: Mention) -> Mention:
         """The mention with the product's own edition word beside it ("model 3 焕新版",
@@ -1006,7 +1276,77 @@ class ProductMatcher:
                 suffix_end,
             )
         (product_id,) = ids
+        after = self._category_at(tokens, tail_end)
+        if after is not None:
+            # "苹果9代手表": a category word after the tail says what the model is; "苹果9代
+            # 手机" is a phone the catalog does not sell, never the watch of that tail.
+            category, after_end = after
+            if category != self._categories[product_id]:
+                end_char = tokens[after_end - 1].end
+                return Mention(start_char, end_char, reason="model not in catalog"), after_end
+            return Mention(
+                start_char, tokens[after_end - 1].end, product_id, derived=True
+            ), after_end
         return Mention(start_char, end_char, product_id, derived=True), tail_end
+
+    def _brand_code(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """A brand word at tokens[start] followed by a model code and a category word."""
+        for brand, keys in self._brand_keys.items():
+            for key in keys:
+                end = start + len(key)
+                if tuple(t.text for t in tokens[start:end]) == key and all(
+                    t.adjacent for t in tokens[start + 1 : end]
+                ):
+                    found = self._code_after_brand(tokens, start, end, brand)
+                    if found is not None:
+                        return found
+        return None
+
+    def _code_after_brand(
+        self, tokens: Sequence[Token], start: int, end: int, brand: str
+    ) -> tuple[Mention, int] | None:
+        """ "联想X1笔记本": brand + the model code a name starts with (its words up to the
+        model number: x1 of "X1 Carbon") + a category word names the one product of that
+        brand and category whose names start so; the category word must follow."""
+        for length in self._code_lengths:
+            code = tuple(t.text for t in tokens[end : end + length])
+            ids = self._codes.get((brand, code))
+            if ids is None or len(code) != length:
+                continue
+            if not all(t.adjacent for t in tokens[end : end + length]):
+                continue
+            if _glued_number(tokens, end + length) or (
+                end + length < len(tokens)
+                and tokens[end + length].attached
+                and tokens[end + length].is_latin
+            ):
+                continue  # "x1c", "x10": another code
+            after = self._category_at(tokens, end + length)
+            if after is None:
+                return None
+            category, after_end = after
+            found = [i for i in ids if self._categories[i] == category]
+            if len(found) != 1:
+                return None
+            mention = Mention(
+                tokens[start].start,
+                tokens[after_end - 1].end,
+                found[0],
+                derived=True,
+                listed=self._shown_name.get(found[0], ""),
+            )
+            return mention, after_end
+        return None
+
+    def _category_at(self, tokens: Sequence[Token], index: int) -> tuple[str, int] | None:
+        """The category of the category word that starts at tokens[index], right after
+        the previous token (the 代 of "9代" between them is no token), and its end."""
+        if index >= len(tokens) or not tokens[index].adjacent:
+            return None
+        for key, category in self._category_keys.items():
+            if _starts_with(tokens, index, key):
+                return category, index + len(key)
+        return None
 
     def _walk(
         self, trie: TokenTrie, tokens: Sequence[Token], start: int
@@ -1032,18 +1372,28 @@ class ProductMatcher:
                 best = (index, values)
         return best
 
-    def _suffix_end(self, tokens: Sequence[Token], end: int) -> int:
+    def _suffix_end(self, tokens: Sequence[Token], end: int, brand: str = "") -> int:
         """Index past a variant word that directly follows a name, else ``end``.
 
         A multi-word suffix may overlap the end of the name: "pro max" after "iPhone 16 Pro"
-        only needs the "max".
+        only needs the "max" (but after a name of a ``brand`` whose names never write
+        "pro max", an adjective before a spec phrase is the adjective: "Mate 60 Pro max
+        wired charging").
         """
         if end >= len(tokens) or not tokens[end].adjacent:
             return end
         candidates = self._suffix_by_next.get(tokens[end].text, ())
-        for tail, rest in candidates:  # "pro max" after "... Pro": always a variant
+        for tail, rest in candidates:  # "pro max" after "... Pro": a variant
             ends_with_tail = tail and tuple(t.text for t in tokens[end - len(tail) : end]) == tail
             if ends_with_tail and _starts_with(tokens, end, rest):
+                if (
+                    brand
+                    and (*tail, *rest) not in self._brand_suffixes.get(brand, frozenset())
+                    and len(rest) == 1
+                    and rest[0] in self._adjective_suffixes
+                    and self._phrase_follows(tokens, end + 1)
+                ):
+                    continue
                 return end + len(rest)
         if self._is_exception(tokens, end):
             return end
@@ -1051,12 +1401,8 @@ class ProductMatcher:
             if not tail and _starts_with(tokens, end, rest):
                 return end + len(rest)
         word = tokens[end].text
-        if word in self._adjective_suffixes:
-            following = tokens[end + 1] if end + 1 < len(tokens) else None
-            if following is None or not (
-                following.adjacent and following.is_latin and following.text in self._phrase_starts
-            ):
-                return end + 1
+        if word in self._adjective_suffixes and not self._phrase_follows(tokens, end + 1):
+            return end + 1
         last, nxt = tokens[end - 1], tokens[end]
         # "15e", "S24s": a letter glued to a model number is another model; so is one
         # glued to a one-character short name (汉L, as 汉 is the Han's model mark).
@@ -1069,14 +1415,24 @@ class ProductMatcher:
             return end + 1
         return end
 
+    def _phrase_follows(self, tokens: Sequence[Token], index: int) -> bool:
+        """Whether an English phrase of the vocabulary starts at tokens[index]."""
+        following = tokens[index] if index < len(tokens) else None
+        return following is not None and (
+            following.adjacent and following.is_latin and following.text in self._phrase_starts
+        )
+
     def _model_number_end(self, tokens: Sequence[Token], start: int, end: int) -> int | None:
         if end >= len(tokens) or not tokens[end].adjacent:
             return None
         nxt = tokens[end]
         if nxt.is_number:
             following = tokens[end + 1] if end + 1 < len(tokens) else None
-            if following is not None and following.attached and following.text in _MEASURES:
-                return None  # "手表41mm": a measure after a head, not a model number
+            if following is not None and (
+                (following.attached and following.text in _MEASURES)
+                or any(_starts_attached(tokens, end + 1, k) for k in self._measure_keys)
+            ):
+                return None  # "手表41mm", "手表45毫米": a measure after a head, no model
             return end + 1
         if nxt.is_latin and len(nxt.text) <= 3 and end + 1 < len(tokens):
             after = tokens[end + 1]
@@ -1142,6 +1498,21 @@ class ProductMatcher:
         return any(p.fullmatch(span) for p in self._non_names)
 
 
+#: A letter glued after a number, ending the word (m3p): a value initial may be one.
+_GLUED_LETTER = re.compile(r"\d[a-z](?![a-z])")
+#: A number standing alone: digits or a Chinese numeral, no part of a longer number, code
+#: or numeral word.
+_BARE_NUMBER = re.compile(
+    r"(?<![0-9a-z.零〇一二两三四五六七八九十百千])(?:\d+|[零〇一二两三四五六七八九十百千]+)"
+    r"(?![0-9a-z.零〇一二两三四五六七八九十百千])"
+)
+#: What a bare model number may not follow: 第 (an ordinal), 的 of "苹果的15" is the
+#: grammar's.
+_NUMBER_HEADS = frozenset("第")
+#: What follows a bare model number: 的 (十五的) or a number glued to it after 的.
+_AFTER_BARE = frozenset("的")
+
+
 def note_editions(note: str) -> tuple[str, ...]:
     """The edition words of a catalog note: its Chinese words ending in 版 ("2023 refresh
     (焕新版)" gives 焕新版), and each without the 版 (焕新) as shoppers also write it."""
@@ -1175,6 +1546,11 @@ def _starts_with(tokens: Sequence[Token], index: int, key: Sequence[str]) -> boo
     return all(
         tokens[index + i].text == part and tokens[index + i].adjacent for i, part in enumerate(key)
     )
+
+
+def _starts_attached(tokens: Sequence[Token], index: int, key: Sequence[str]) -> bool:
+    """Whether ``key`` starts at tokens[index], glued to the token before it."""
+    return index < len(tokens) and tokens[index].attached and _starts_with(tokens, index, key)
 
 
 def _latin_words(text: str) -> list[str]:
@@ -1229,17 +1605,24 @@ def _abbreviated(
     listed: Mapping[tuple[str, ...], Sequence[tuple[str, ...]]],
     variant_tokens: set[str],
     brand_tokens: set[str],
+    in_context: dict[tuple[str, ...], str],
+    brand_of: Mapping[str, str],
 ) -> dict[tuple[str, ...], set[str]]:
     """Catalog names (``listed``: name → its brand's words) with the series word before
     the model number shortened to its initial ("m60" for Mate 60; with a variant letter
     also "m60p"), the way shoppers abbreviate, also after the brand's words: only a Latin
     series word of three letters or more that starts the name and is no variant or brand
-    word, whose initial is no English word (i, a), only where the short form names one
-    product, and never where it is written inside another name (Model 3's "m3" is the M3
-    chip of a MacBook Air M3)."""
+    word (an initial that is an English word, the i of i15, only glued to the number:
+    ``scan`` checks), only where the short form names one product, and never where it
+    is written inside another name (Model 3's "m3" is the M3 chip of a MacBook Air M3:
+    such a letter and number alone go to ``in_context``, a product only in context)."""
     found: dict[tuple[str, ...], set[str]] = {}
     lettered: defaultdict[tuple[str, ...], set[str]] = defaultdict(set)
-    for key, brands in listed.items():
+    # Listed names, and the synonym-built aliases that start with the same series word
+    # ("iphone 15 pm": i15pm), the latter without brand prefixes.
+    series_starts = {k[0] for k in listed if k}
+    sources = {**{k: () for k in aliases if k and k[0] in series_starts}, **listed}
+    for key, brands in sources.items():
         ids = aliases.get(key, set())
         cut = next((i for i, t in enumerate(key) if t[:1].isdigit()), 0)
         word = key[cut - 1] if cut == 1 else ""
@@ -1247,7 +1630,6 @@ def _abbreviated(
             len(word) >= 3
             and word.isascii()
             and word.isalpha()
-            and word[0] not in _ENGLISH_LETTER_WORDS
             and word not in variant_tokens
             and word not in brand_tokens
         ):
@@ -1280,7 +1662,16 @@ def _abbreviated(
             continue
         start = next(i for i, t in enumerate(short) if t[:1].isdigit()) - 1
         core = short[start : start + 2]
-        if any(_contains(key, core) and not (owners <= ids) for key, owners in aliases.items()):
+        # After its brand word (特斯拉m3) only the brand's own names can clash with it.
+        brands_of = {brand_of[i] for i in ids} if start > 0 else None
+        if any(
+            _contains(key, core)
+            and not ({o for o in owners if brands_of is None or brand_of[o] in brands_of} <= ids)
+            for key, owners in aliases.items()
+        ):
+            if len(short) == 2:
+                # "m3" is also the chip of two MacBooks: Model 3 only in context
+                in_context[short] = next(iter(ids))
             continue
         out[short] = ids
     return out

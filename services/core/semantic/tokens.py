@@ -43,6 +43,10 @@ class Token:
         return self.text[:1].isdigit()
 
     @property
+    def is_cjk(self) -> bool:
+        return "\u3400" <= self.text[:1] <= "\u9fff"
+
+    @property
     def is_latin(self) -> bool:
         return self.text[:1].isascii() and self.text[:1].isalpha()
 
@@ -50,14 +54,35 @@ class Token:
 class Tokeniser:
     """Splits normalised text into name tokens, with a vocabulary for compound words."""
 
-    __slots__ = ("_fuzzy_targets", "_longest", "_splits", "_vocabulary")
+    __slots__ = (
+        "_fuzzy_targets",
+        "_glued_pairs",
+        "_letter_pairs",
+        "_longest",
+        "_sounds",
+        "_splits",
+        "_vocabulary",
+    )
 
-    def __init__(self, vocabulary: Iterable[str]) -> None:
+    def __init__(
+        self, vocabulary: Iterable[str], letter_pairs: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        """``letter_pairs``: (name word, model letter) a name writes in that order ("aw"
+        and the "s" of "AW S9"): a short word glued to a number may be the two squeezed
+        (aws9)."""
         self._vocabulary = frozenset(w for w in vocabulary if len(w) >= 2 and w.isalpha())
+        self._letter_pairs = frozenset(letter_pairs)
+        self._glued_pairs: frozenset[tuple[str, str]] = frozenset()
         # Only long, distinctive name words are typo-corrected: short ones (apple, model,
         # watch) are one edit away from ordinary English words (apply, modes, match).
         self._fuzzy_targets = tuple(sorted(w for w in self._vocabulary if len(w) >= 6))
         self._longest = max((len(w) for w in self._vocabulary), default=0)
+        # A name word spelt as it sounds, f for ph (ifone): one word per sound form.
+        sounds: dict[str, set[str]] = {}
+        for w in self._vocabulary:
+            if "ph" in w:
+                sounds.setdefault(w.replace("ph", "f"), set()).add(w)
+        self._sounds = {k: next(iter(v)) for k, v in sounds.items() if len(v) == 1}
         self._splits: dict[str, tuple[str, ...]] = {}
 
     def tokens(self, text: str) -> list[Token]:
@@ -116,7 +141,23 @@ class Tokeniser:
                 offset += len(part)
         return out
 
+    def add_glued_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """(short name word, letter) pairs split wherever glued ("my" + "p" of myp: a
+        value initial after an initialism)."""
+        self._glued_pairs = self._glued_pairs | frozenset(pairs)
+        self._splits.clear()
+
     def _split(self, word: str, *, before_digit: bool = False) -> tuple[str, ...]:
+        if (word[:-1], word[-1:]) in self._glued_pairs:
+            return (word[:-1], word[-1])
+        if (
+            before_digit
+            and word not in self._vocabulary
+            and (word[:-1], word[-1:]) in (self._letter_pairs)
+        ):
+            # "aws9": a short name word squeezed with the model letter its names write
+            # after it; only that letter (ipx7 is no "ip x7").
+            return (word[:-1], word[-1])
         if word in self._vocabulary or len(word) < 4 or len(word) > _MAX_COMPOUND:
             # A compound of name words is a few words long; a longer run is no name, and
             # skipping it keeps the cost linear in the question's length.
@@ -137,7 +178,11 @@ class Tokeniser:
         return cached
 
     def _correct(self, word: str) -> tuple[str, ...]:
-        """A misspelt name word ("iphnoe", "samsumg", "macbok") becomes the word it misses."""
+        """A misspelt name word ("iphnoe", "samsumg", "macbok") becomes the word it misses;
+        so does one spelt with f for ph ("ifone")."""
+        sounded = self._sounds.get(word)
+        if sounded is not None:
+            return (sounded,)
         if len(word) < 5 or not self._fuzzy_targets:
             return (word,)
         limit = 2 if len(word) >= 8 else 1

@@ -14,7 +14,7 @@ catalog does not sell.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
 from pypinyin import Style, lazy_pinyin
@@ -283,3 +283,97 @@ def _after_digit(match: re.Match[str]) -> bool:
     """Whether the run follows a model number (a digit, perhaps one space between)."""
     before = match.string[: match.start(1)].rstrip()
     return before[-1:].isdigit()
+
+
+_LATIN_WORD = re.compile(r"[a-z]+")
+_CJK_WORD = re.compile(r"[\u4e00-\u9fff]{2,}")
+#: The most syllables a catalog word has that a question may spell out (比亚迪汉: 4).
+_MAX_SYLLABLES = 6
+
+
+class PinyinNames:
+    """Catalog Chinese names spelt in pinyin ("biyadi han", "xiao mi 14") → the Chinese
+    name, so the product grammar reads them as the name itself.
+
+    Only whole Latin words, and only when their letters are the full syllable sequence
+    of one catalog word (toneless pypinyin readings), cut only between syllables: "xiao
+    mi" and "xiaomi" are 小米, "xia omi" is nothing, and "bi" alone (one syllable of
+    比亚迪) is nothing. A form that is an English word is left as written; one that is a
+    Latin name word too (huawei) is that word, joined."""
+
+    __slots__ = ("_forms",)
+
+    def __init__(
+        self,
+        names: Iterable[str],
+        brand_words: Iterable[str] = (),
+        english: Iterable[str] = (),
+    ) -> None:
+        """``names``: the catalog's names (their Chinese runs are spelt out, and the brand
+        words inside a run: 比亚迪 of 比亚迪汉); the Latin words of the names and of
+        ``brand_words``: a pinyin form that is one (xiaomi) is written joined ("xiao mi"
+        → xiaomi); ``english``: words never to replace."""
+        kept = frozenset(w.lower() for w in english)
+        names = tuple(names)
+        brand_words = tuple(brand_words)
+        latin = frozenset(
+            w for text in (*names, *brand_words) for w in _LATIN_WORD.findall(text.lower())
+        )
+        runs = {r for n in names for r in _CJK_WORD.findall(n)}
+        runs |= {b for b in brand_words if not b.isascii() and any(b in r for r in runs)}
+        found: dict[str, set[tuple[str, frozenset[int]]]] = {}
+        for run in sorted(runs):
+            syllables = lazy_pinyin(run, style=Style.NORMAL)
+            if (
+                len(syllables) != len(run)
+                or len(syllables) > _MAX_SYLLABLES
+                or not all(s.isascii() and s.isalpha() for s in syllables)
+            ):
+                continue
+            cuts = frozenset(sum(len(s) for s in syllables[: i + 1]) for i in range(len(syllables)))
+            joined = "".join(syllables)
+            if joined not in kept:
+                found.setdefault(joined, set()).add((joined if joined in latin else run, cuts))
+        # A spelling two catalog words share names neither.
+        self._forms = {k: next(iter(v)) for k, v in found.items() if len(v) == 1}
+
+    def replace(self, text: str) -> str:
+        if not self._forms:
+            return text
+        words = list(_LATIN_WORD.finditer(text))
+        out: list[str] = []
+        position = 0
+        index = 0
+        while index < len(words):
+            found = self._match_at(text, words, index)
+            if found is None:
+                index += 1
+                continue
+            end_index, chinese = found
+            start, end = words[index].start(), words[end_index].end()
+            out.append(text[position:start])
+            out.append(chinese)
+            position = end
+            index = end_index + 1
+        if not out:
+            return text
+        out.append(text[position:])
+        return "".join(out)
+
+    def _match_at(
+        self, text: str, words: Sequence[re.Match[str]], index: int
+    ) -> tuple[int, str] | None:
+        """The last word index and the Chinese word of the longest pinyin form that
+        starts at ``words[index]``."""
+        joined = ""
+        best: tuple[int, str] | None = None
+        offsets: list[int] = []
+        for last in range(index, min(len(words), index + _MAX_SYLLABLES)):
+            if last > index and text[words[last - 1].end() : words[last].start()] != " ":
+                break  # one space between the syllables of one name, nothing else
+            joined += words[last].group()
+            offsets.append(len(joined))
+            form = self._forms.get(joined)
+            if form is not None and all(o in form[1] for o in offsets):
+                best = (last, form[0])
+        return best
