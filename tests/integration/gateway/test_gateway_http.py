@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -155,6 +156,13 @@ async def test_paraphrase_hits_the_semantic_layer_and_is_promoted(
         paraphrase = await client.post(
             "/v1/chat/completions", json=chat_body("苹果15充一次电能用几天")
         )
+        # The promotion is written in the background after the reply (fill, then the
+        # pointer): wait until it is counted, then the repeat must hit the request layer.
+        # (the first answer's fill and the promotion: two request-layer entries)
+        for _ in range(100):
+            if await gateway.metric("cachecoh_gateway_fills_total", layer="request") >= 2:
+                break
+            await asyncio.sleep(0.05)
         again = await client.post("/v1/chat/completions", json=chat_body("苹果15充一次电能用几天"))
         multi_turn = await client.post(
             "/v1/chat/completions",
