@@ -26,6 +26,7 @@ from services.core.semantic.admission import (
     AdmissionGate,
     AdmissionPolicy,
     only_present_time,
+    only_set_aside,
     volatile_attributes,
 )
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
@@ -409,8 +410,10 @@ class SemanticExtractor:
                 continue
             if word in _CONTRACTION_TAILS and masked[match.start() - 1 : match.start()] in "'’":
                 continue  # the 've of "I've", the 're of "you're"
-            if word in self._chat_words:
+            if word in self._chat_words or _LAUGHTER.fullmatch(word):
                 continue
+            if _BARE_CONTRACTION.fullmatch(word):
+                continue  # "dont", "im", "youre": a contraction typed without its apostrophe
             if word.endswith("n") and masked.startswith("'t", match.end()):
                 continue  # the "didn" of "didn't": a negated auxiliary
             if word not in self._known_words and word not in self._english:
@@ -668,6 +671,16 @@ class SemanticExtractor:
                 bypass = self._gate.first_bypass(
                     gate_text, boundaries, structural, skip=frozenset(("compare",))
                 )
+        if (
+            bypass is not None
+            and bypass[0] == "realtime"
+            and "realtime" not in structural
+            and only_set_aside(self._gate.hits("realtime", gate_text, boundaries), gate_text)
+        ):
+            # "the official price, not a deal": the asker rules the real-time cue out.
+            bypass = self._gate.first_bypass(
+                gate_text, boundaries, structural, skip=frozenset(("realtime",))
+            )
         present: tuple[str, str] | None = None
         if (
             bypass is not None
@@ -877,6 +890,15 @@ def _clauses(text: str) -> list[tuple[int, int]]:
 UNKNOWN_WORD_CHECK = True
 #: What English contractions leave after the apostrophe.
 _CONTRACTION_TAILS = frozenset(("ve", "re", "ll", "d", "s", "t", "m"))
+#: English contractions typed without the apostrophe: a negated auxiliary (dont, isnt,
+#: havent; the closed class of auxiliaries) or a pronoun with its verb (im, youre, ive);
+#: "ill", "wed", "well", "shed" are words of their own and are left to the dictionary.
+_BARE_CONTRACTION = re.compile(
+    r"(?:do|does|did|is|are|was|were|have|has|had|ca|wo|should|could|would|must|need|ai)nt"
+    r"|im|ive|youre|youve|youll|theyre|theyve|weve|thats|whats|wheres|hows|theres|itll|hes|shes"
+)
+#: Laughter typed in chat (haha, hehe, lol, lmao): says nothing about the question.
+_LAUGHTER = re.compile(r"(?:ha|he|hi|ho|ja){2,}h?|l+o+l+(?:o+l+)*|lmf?a+o+|rofl")
 #: A stated length of time: in a policy question it is the rule's own period to confirm
 #: ("return within 7 days", "is the warranty 2 years?"), not a value of another class.
 _DURATION = re.compile(
