@@ -37,6 +37,9 @@ def _key(extractor: SemanticExtractor, question: str) -> str | None:
         ("我试戴过的手表还能退货吗", "personal"),
         ("耳机收到了5天，我还能退吗", "personal"),
         ("你们给我开的发票抬头错了", "personal"),
+        # A size written before a name as its modifier that is not the product's own
+        # names a model we do not sell.
+        ("17寸的macbook air m3屏幕尺寸是多少", "unknown_product"),
         # An opinion asked of the assistant.
         ("which colour of the xiaomi 14 would you choose for my teenager", "recommend"),
         ("what storage would you go with on the galaxy s24", "recommend"),
@@ -91,6 +94,14 @@ def test_second_pass_bypasses(extractor: SemanticExtractor, question: str, inten
         # "1个T" (a measure word before the unit) and "the terabyte model" are 1 TB.
         ("苹果16pro 1个t多少钱", "iphone_16_pro|price|storage=1TB"),
         ("iphone 16 pro, the terabyte model, how much", "iphone_16_pro|price|storage=1TB"),
+        # ... a rounded figure of its own value is the product itself.
+        ("13寸的macbook air m3屏幕尺寸是多少", "macbook_air_m3|screen_size|"),
+        # A size word before a bare number of one value of the key is that value.
+        ("华为手表gt4 小号41 价格", "huawei_watch_gt_4|price|case_size=41mm"),
+        ("apple watch series 9 size 45 price", "apple_watch_series_9|price|case_size=45mm"),
+        # "on a full charge" is how long it lasts, not how long it takes to charge.
+        ("iphone 16 pro playing music, how long on one full charge?",
+         "iphone_16_pro|battery_life|context=audio_playback"),
         # A beneficiary at the end of a clause is not the asker's purchase.
         ("小米14多少钱，给我老婆买的", "xiaomi_14|price|"),
         # 换机 (switching phones) is no exchange.
