@@ -53,8 +53,8 @@ _REJECTED_AFTER = re.compile(
     r"\s*(的)?(不够|不行|太小|太少|太贵|不考虑|"
     r"(is |are |was |'s )?(not enough|isn't enough|too small|too little|won't do|doesn't cut it))"
 )
-#: Focus and aspect adverbs a negation reaches over ("haven't even / yet / ever opened",
-#: 还没有都): trailing runs right before a value.
+#: Focus and aspect adverbs a negation reaches over ("haven't even / yet / ever opened"):
+#: a run of them right before a value.
 _FOCUS_BEFORE = re.compile(
     r"(?:\b(?:even|yet|ever|really|actually|fully|completely|properly|once)\s+)+$"
 )

@@ -523,7 +523,7 @@ class SemanticExtractor:
     def _foreign_size(
         self, norm: str, mentions: Sequence[Mention], hits: Sequence[Hit]
     ) -> str | None:
-        """"15寸的MacBook Air": a measure in a unit, written before a product's name as its
+        """ "15寸的MacBook Air": a measure in a unit, written before a product's name as its
         modifier, that is not the product's own single value names a model we do not
         sell (a size the catalog's product does not come in). Rounded figures of its own
         value ("13寸的" of 13.6) are its own."""

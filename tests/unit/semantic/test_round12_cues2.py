@@ -57,7 +57,10 @@ def test_second_pass_bypasses(extractor: SemanticExtractor, question: str, inten
         ("能用花呗付款吗", "null|payment_methods|"),
         ("如果我拆封的话还能退吗", "null|return_policy|item_state=opened"),
         # Negation reaches over a focus adverb; without it the value stands.
-        ("if we haven't even opened the seal can we return it", "null|return_policy|item_state=unopened"),
+        (
+            "if we haven't even opened the seal can we return it",
+            "null|return_policy|item_state=unopened",
+        ),
         ("if i have even opened it can i return it", "null|return_policy|item_state=opened"),
         # Dead on arrival is a quality problem: a new unit, the exchange rule.
         ("the watch arrived damaged, do i get a new unit", "null|exchange_policy|"),
@@ -68,7 +71,10 @@ def test_second_pass_bypasses(extractor: SemanticExtractor, question: str, inten
         ("can i pay the driver with card at the door", "null|payment_methods|"),
         ("will you charge me anything to ship it", "null|shipping_fee|"),
         ("what if it gets cheaper after i order, can i get money back", "null|price_protection|"),
-        ("if it goes cheaper a few days after i pay, is there compensation", "null|price_protection|"),
+        (
+            "if it goes cheaper a few days after i pay, is there compensation",
+            "null|price_protection|",
+        ),
         # Dimensions: two measures asked together; storage asked of the disk.
         ("how high and wide is the xiaomi 14", "xiaomi_14|dimensions|"),
         ("小米14长宽是多少", "xiaomi_14|dimensions|"),
@@ -100,8 +106,10 @@ def test_second_pass_bypasses(extractor: SemanticExtractor, question: str, inten
         ("华为手表gt4 小号41 价格", "huawei_watch_gt_4|price|case_size=41mm"),
         ("apple watch series 9 size 45 price", "apple_watch_series_9|price|case_size=45mm"),
         # "on a full charge" is how long it lasts, not how long it takes to charge.
-        ("iphone 16 pro playing music, how long on one full charge?",
-         "iphone_16_pro|battery_life|context=audio_playback"),
+        (
+            "iphone 16 pro playing music, how long on one full charge?",
+            "iphone_16_pro|battery_life|context=audio_playback",
+        ),
         # A beneficiary at the end of a clause is not the asker's purchase.
         ("小米14多少钱，给我老婆买的", "xiaomi_14|price|"),
         # 换机 (switching phones) is no exchange.
