@@ -153,7 +153,7 @@ class ConstraintResolver:
         lies between."""
         # "haven't even opened": focus adverbs between a negation and its value are in
         # its scope, so the window is measured from before them.
-        focus = _FOCUS_BEFORE.search(text, 0, hit.start)
+        focus = _FOCUS_BEFORE.search(text, max(0, hit.start - 40), hit.start)
         window_start = max(0, (focus.start() if focus else hit.start) - _NEGATION_WINDOW)
         for other in others:
             if other is not hit and window_start < other.end <= hit.start:
