@@ -777,9 +777,19 @@ class SemanticExtractor:
             ],
         )
         worded = attribute_hits
-        attribute_hits = _without_value_nouns(
-            attribute_hits, [*reading.hits, *self._name_values(norm, scan.products)], masked
-        )
+        attribute_hits = _without_value_nouns(attribute_hits, reading.hits, masked)
+        name_values = self._name_values(norm, scan.products)
+        if name_values:
+            # "m3芯片…售价": the chip noun after a name ending in its chip says which
+            # product; only another strong cue says what is asked ("s9的芯片是多少": the
+            # weak 多少 does not).
+            fewer = _without_value_nouns(attribute_hits, name_values, masked)
+            dropped = {parse_label(h.label).name for h in attribute_hits if h not in fewer}
+            if any(
+                (lab := parse_label(h.label)).kind == "strong" and lab.name not in dropped
+                for h in fewer
+            ):
+                attribute_hits = fewer
         # The nouns of stated values ("with 1 TB storage, how much?") name the variant;
         # the second reader reads the question without them, as the rules do.
         kept_ids = {id(h) for h in attribute_hits}

@@ -37,6 +37,9 @@ def _key(extractor: SemanticExtractor, question: str) -> str | None:
         ("我试戴过的手表还能退货吗", "personal"),
         ("耳机收到了5天，我还能退吗", "personal"),
         ("你们给我开的发票抬头错了", "personal"),
+        # ... and the asker's own delivery, in the past tense.
+        ("the watch arrived damaged, do i get a new unit", "personal"),
+        ("昨天付的款怎么还没发货", "personal"),
         # A size written before a name as its modifier that is not the product's own
         # names a model we do not sell.
         ("17寸的macbook air m3屏幕尺寸是多少", "unknown_product"),
@@ -63,7 +66,7 @@ def test_second_pass_bypasses(extractor: SemanticExtractor, question: str, inten
         ),
         ("if i have even opened it can i return it", "null|return_policy|item_state=opened"),
         # Dead on arrival is a quality problem: a new unit, the exchange rule.
-        ("the watch arrived damaged, do i get a new unit", "null|exchange_policy|"),
+        ("if the watch arrives damaged, do i get a new unit", "null|exchange_policy|"),
         ("the watch broke after a year, where do i get it repaired", "null|after_sales_service|"),
         # Everyday policy wording.
         ("could i split the cost across several months", "null|installment|"),
@@ -97,6 +100,7 @@ def test_second_pass_bypasses(extractor: SemanticExtractor, question: str, inten
         # which product, another cue says what is asked; alone it stays the question.
         ("macbook air m3芯片的售价", "macbook_air_m3|price|"),
         ("macbook air m3芯片是什么", "macbook_air_m3|processor|"),
+        ("apple watch s9的芯片是多少呢", "apple_watch_series_9|processor|"),
         # "1个T" (a measure word before the unit) and "the terabyte model" are 1 TB.
         ("苹果16pro 1个t多少钱", "iphone_16_pro|price|storage=1TB"),
         ("iphone 16 pro, the terabyte model, how much", "iphone_16_pro|price|storage=1TB"),
