@@ -535,7 +535,9 @@ class SemanticExtractor:
                 if norm[hit.end : mention.start].strip(" -的") != "":
                     continue
                 spec = specs.get(parse_label(hit.label).name)
-                value = spec.get("value") if isinstance(spec, Mapping) else None
+                if not isinstance(spec, Mapping) or spec.get("unit") not in _SIZE_UNITS:
+                    continue  # a size names a model; "5000毫安的" is a (mis)stated spec
+                value = spec.get("value")
                 number = _NUMBER.search(hit.text)
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not number:
                     continue
@@ -1104,6 +1106,8 @@ def _blank_spans(text: str, spans: Sequence[tuple[int, int]], blank: str = "_") 
 
 
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
+#: Units of a size by which a model is named (15-inch, 45 mm).
+_SIZE_UNITS = frozenset(("inch", "mm", "cm"))
 #: A model code: letters glued to digits (m3, s9, h2).
 _NAME_CODE = re.compile(r"(?<![a-z0-9])[a-z]+\d+[a-z]?(?![a-z0-9])")
 

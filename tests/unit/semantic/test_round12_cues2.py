@@ -148,3 +148,20 @@ def test_only_set_aside_needs_the_negation_right_before() -> None:
     cue = Hit("realtime", text.index("deal"), len(text), "deal")
     assert not only_set_aside([cue], text)
     assert not only_set_aside([], text)
+
+
+@pytest.mark.parametrize(
+    ("question", "not_key"),
+    [
+        # A battery that goes down is no price drop.
+        ("battery goes down fast on the xiaomi 14, can i get a refund", "null|price_protection|"),
+        # 长宽比 is an aspect ratio, not the body's dimensions.
+        ("小米14屏幕长宽比多少", "xiaomi_14|dimensions|"),
+    ],
+)
+def test_second_pass_cues_stay_narrow(
+    extractor: SemanticExtractor, question: str, not_key: str | None
+) -> None:
+    key = _key(extractor, question)
+    assert key != not_key
+    assert key is None or not key.endswith("|dimensions|")
