@@ -59,6 +59,11 @@ def test_second_pass_bypasses(extractor: SemanticExtractor, question: str, inten
         ("when do replacements usually arrive", "null|exchange_policy|"),
         ("能用花呗付款吗", "null|payment_methods|"),
         ("如果我拆封的话还能退吗", "null|return_policy|item_state=opened"),
+        # What a product comes with, a fee that may be charged, and a question the asker
+        # only wants answered are no past events of theirs.
+        ("does the galaxy s24 still come with a charger", "samsung_galaxy_s24|in_box|"),
+        ("分期会被扣手续费吗", "null|installment|"),
+        ("我想问一下买了7天还能退吗", "null|return_policy|"),
         # Negation reaches over a focus adverb; without it the value stands.
         (
             "if we haven't even opened the seal can we return it",
