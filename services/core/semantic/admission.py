@@ -175,7 +175,7 @@ PRESENT_TIME_WORDS = frozenset(
     (
         "现在", "目前", "当前", "眼下", "当下", "此刻", "此时", "这会儿", "如今",
         "now", "right now", "currently", "current", "at the moment", "at present",
-        "as of now", "nowadays", "rn", "atm", "at the minute",
+        "as of now", "nowadays", "rn", "atm", "at the minute", "these days",
     )
 )  # fmt: skip
 
@@ -183,6 +183,20 @@ PRESENT_TIME_WORDS = frozenset(
 def only_present_time(hits: Sequence[Hit]) -> bool:
     """Whether every cue in ``hits`` is a present-time word and nothing else."""
     return bool(hits) and all(h.text.strip() in PRESENT_TIME_WORDS for h in hits)
+
+
+#: A cue the asker sets aside ("the official price, not a deal", "不要活动价"): a
+#: negation with an article or a contrast word right before it rules the cue out; a bare
+#: "no discount?" still asks about one, so it is not read past.
+_SET_ASIDE = re.compile(
+    r"(?:\bnot (?:a|an|the|any)|\brather than(?: a| an| the)?|\binstead of(?: a| an| the)?"
+    r"|而不是|不是|不要|不用|不需要)\s*$"
+)
+
+
+def only_set_aside(hits: Sequence[Hit], text: str) -> bool:
+    """Whether every cue in ``hits`` is set aside by a negation right before it."""
+    return bool(hits) and all(_SET_ASIDE.search(text, max(0, h.start - 16), h.start) for h in hits)
 
 
 def volatile_attributes(attributes: Mapping[str, Any]) -> frozenset[str]:

@@ -53,6 +53,11 @@ _REJECTED_AFTER = re.compile(
     r"\s*(的)?(不够|不行|太小|太少|太贵|不考虑|"
     r"(is |are |was |'s )?(not enough|isn't enough|too small|too little|won't do|doesn't cut it))"
 )
+#: Focus and aspect adverbs a negation reaches over ("haven't even / yet / ever opened"):
+#: a run of them right before a value.
+_FOCUS_BEFORE = re.compile(
+    r"(?:\b(?:even|yet|ever|really|actually|fully|completely|properly|once)\s+)+$"
+)
 _CLAUSE_MARKS = (",", "，", ".", "。", "?", "？", "!", "！", ";", "；")
 
 
@@ -146,7 +151,10 @@ class ConstraintResolver:
         governs the first value after it: in "不加盒子听音乐" the 不 negates 加盒子, not the
         听音乐 after it, so the window starts after any other value (of ``others``) that
         lies between."""
-        window_start = max(0, hit.start - _NEGATION_WINDOW)
+        # "haven't even opened": focus adverbs between a negation and its value are in
+        # its scope, so the window is measured from before them.
+        focus = _FOCUS_BEFORE.search(text, max(0, hit.start - 40), hit.start)
+        window_start = max(0, (focus.start() if focus else hit.start) - _NEGATION_WINDOW)
         for other in others:
             if other is not hit and window_start < other.end <= hit.start:
                 window_start = other.end

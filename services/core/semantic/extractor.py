@@ -26,6 +26,7 @@ from services.core.semantic.admission import (
     AdmissionGate,
     AdmissionPolicy,
     only_present_time,
+    only_set_aside,
     volatile_attributes,
 )
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
@@ -125,6 +126,17 @@ class SemanticExtractor:
             for product_id, product_specs in specs.items()
             for attribute, spec in product_specs.items()
             if (codes := _value_codes(spec))[0]
+        }
+        # product → the name-like codes of its text values (m3 of "Apple M3") → attribute:
+        # a name that ends in one ("macbook pro m3芯片") names the value with its noun.
+        self._name_codes = {
+            product_id: {
+                code: str(attribute)
+                for attribute, spec in product_specs.items()
+                if isinstance(spec, Mapping) and isinstance(spec.get("value"), str)
+                for code in _NAME_CODE.findall(str(spec["value"]).lower())
+            }
+            for product_id, product_specs in specs.items()
         }
         # Attributes the catalog gives in a currency: a bare number asked to be confirmed
         # ("官方价是6999吗") is their own stated value.
@@ -409,8 +421,10 @@ class SemanticExtractor:
                 continue
             if word in _CONTRACTION_TAILS and masked[match.start() - 1 : match.start()] in "'’":
                 continue  # the 've of "I've", the 're of "you're"
-            if word in self._chat_words:
+            if word in self._chat_words or _LAUGHTER.fullmatch(word):
                 continue
+            if _BARE_CONTRACTION.fullmatch(word):
+                continue  # "dont", "im", "youre": a contraction typed without its apostrophe
             if word.endswith("n") and masked.startswith("'t", match.end()):
                 continue  # the "didn" of "didn't": a negated auxiliary
             if word not in self._known_words and word not in self._english:
@@ -505,6 +519,46 @@ class SemanticExtractor:
             for match in _CAMEL_WORD.finditer(text)
             if (word := match.group().lower()) in self._known_words
         )
+
+    def _foreign_size(
+        self, norm: str, mentions: Sequence[Mention], hits: Sequence[Hit]
+    ) -> str | None:
+        """ "15寸的MacBook Air": a measure in a unit, written before a product's name as its
+        modifier, that is not the product's own single value names a model we do not
+        sell (a size the catalog's product does not come in). Rounded figures of its own
+        value ("13寸的" of 13.6) are its own."""
+        for mention in mentions:
+            specs = self._specs.get(mention.product_id or "", {})
+            for hit in hits:
+                if not hit.label.startswith(UNIT_VALUE_MARK) or hit.end > mention.start:
+                    continue
+                if norm[hit.end : mention.start].strip(" -的") != "":
+                    continue
+                spec = specs.get(parse_label(hit.label).name)
+                if not isinstance(spec, Mapping) or spec.get("unit") not in _SIZE_UNITS:
+                    continue  # a size names a model; "5000毫安的" is a (mis)stated spec
+                value = spec.get("value")
+                number = _NUMBER.search(hit.text)
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not number:
+                    continue
+                if abs(float(number.group()) - float(value)) >= 1:
+                    return f"a {hit.text} {mention.product_id} does not come in"
+        return None
+
+    def _name_values(self, norm: str, mentions: Sequence[Mention]) -> list[Hit]:
+        """Product names that end in a code of one of the product's own text values
+        ("macbook pro 14 m3" → the M3 processor), as stated values of that attribute."""
+        out: list[Hit] = []
+        for mention in mentions:
+            codes = self._name_codes.get(mention.product_id or "")
+            if not codes:
+                continue
+            match = _NAME_CODE.search(norm, max(mention.start, mention.end - 8), mention.end)
+            while match is not None and match.end() != mention.end:
+                match = _NAME_CODE.search(norm, match.end(), mention.end)
+            if match is not None and match.group() in codes:
+                out.append(Hit(codes[match.group()], match.start(), match.end(), match.group()))
+        return out
 
     def _named_beside(
         self, masked: str, attribute_words: Callable[[], list[Hit]]
@@ -644,6 +698,10 @@ class SemanticExtractor:
             structural["compare"] = f"several values of {', '.join(reading.conflicting_keys())}"
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
+        if len(product_ids) == 1 and "unknown_product" not in structural:
+            foreign = self._foreign_size(norm, scan.products, attribute_words())
+            if foreign is not None:
+                structural["unknown_product"] = foreign
         gate_text = _blank_words(masked, trademarks)
         gate_text = _blank_spans(gate_text, self._named_beside(masked, attribute_words))
         bypass = self._gate.first_bypass(gate_text, boundaries, structural)
@@ -668,6 +726,16 @@ class SemanticExtractor:
                 bypass = self._gate.first_bypass(
                     gate_text, boundaries, structural, skip=frozenset(("compare",))
                 )
+        if (
+            bypass is not None
+            and bypass[0] == "realtime"
+            and "realtime" not in structural
+            and only_set_aside(self._gate.hits("realtime", gate_text, boundaries), gate_text)
+        ):
+            # "the official price, not a deal": the asker rules the real-time cue out.
+            bypass = self._gate.first_bypass(
+                gate_text, boundaries, structural, skip=frozenset(("realtime",))
+            )
         present: tuple[str, str] | None = None
         if (
             bypass is not None
@@ -712,6 +780,18 @@ class SemanticExtractor:
         )
         worded = attribute_hits
         attribute_hits = _without_value_nouns(attribute_hits, reading.hits, masked)
+        name_values = self._name_values(norm, scan.products)
+        if name_values:
+            # "m3芯片…售价": the chip noun after a name ending in its chip says which
+            # product; only another strong cue says what is asked ("s9的芯片是多少": the
+            # weak 多少 does not).
+            fewer = _without_value_nouns(attribute_hits, name_values, masked)
+            dropped = {parse_label(h.label).name for h in attribute_hits if h not in fewer}
+            if any(
+                (lab := parse_label(h.label)).kind == "strong" and lab.name not in dropped
+                for h in fewer
+            ):
+                attribute_hits = fewer
         # The nouns of stated values ("with 1 TB storage, how much?") name the variant;
         # the second reader reads the question without them, as the rules do.
         kept_ids = {id(h) for h in attribute_hits}
@@ -877,6 +957,15 @@ def _clauses(text: str) -> list[tuple[int, int]]:
 UNKNOWN_WORD_CHECK = True
 #: What English contractions leave after the apostrophe.
 _CONTRACTION_TAILS = frozenset(("ve", "re", "ll", "d", "s", "t", "m"))
+#: English contractions typed without the apostrophe: a negated auxiliary (dont, isnt,
+#: havent; the closed class of auxiliaries) or a pronoun with its verb (im, youre, ive);
+#: "ill", "wed", "well", "shed" are words of their own and are left to the dictionary.
+_BARE_CONTRACTION = re.compile(
+    r"(?:do|does|did|is|are|was|were|have|has|had|ca|wo|should|could|would|must|need|ai)nt"
+    r"|im|ive|youre|youve|youll|theyre|theyve|weve|thats|whats|wheres|hows|theres|itll|hes|shes"
+)
+#: Laughter typed in chat (haha, hehe, lol, lmao): says nothing about the question.
+_LAUGHTER = re.compile(r"(?:ha|he|hi|ho|ja){2,}h?|l+o+l+(?:o+l+)*|lmf?a+o+|rofl")
 #: A stated length of time: in a policy question it is the rule's own period to confirm
 #: ("return within 7 days", "is the warranty 2 years?"), not a value of another class.
 _DURATION = re.compile(
@@ -1017,6 +1106,10 @@ def _blank_spans(text: str, spans: Sequence[tuple[int, int]], blank: str = "_") 
 
 
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
+#: Units of a size by which a model is named (15-inch, 45 mm).
+_SIZE_UNITS = frozenset(("inch", "mm", "cm"))
+#: A model code: letters glued to digits (m3, s9, h2).
+_NAME_CODE = re.compile(r"(?<![a-z0-9])[a-z]+\d+[a-z]?(?![a-z0-9])")
 
 
 def _spec_values(

@@ -383,9 +383,20 @@ def _unit_patterns(
         )
         if not forms:
             continue
+        alternation = "|".join(re.escape(f) for f in forms)
+        # Unit first only for Latin words of two letters or more: a Chinese unit character
+        # before a number is mostly inside a name (小米 14).
+        latin_forms = "|".join(re.escape(f) for f in forms if len(f) >= 2 and f.isascii())
+        # "4400多毫安" (an approximate 多 / 来 / 余 before the unit); "120Hz or just 60"
+        # (a number coordinated with a value shares its unit); "hrs 36?" (chat puts a
+        # unit word before the number that ends the question).
         regex = (
-            r"(?<![\d.])\d+(?:\.\d+)?\s*(?:" + "|".join(re.escape(f) for f in forms) + r")(?![a-z])"
+            r"(?<![\d.])\d+(?:\.\d+)?\s*(?:多|来|余)?\s*(?:" + alternation + r")(?![a-z])"
+            r"(?:\s*(?:\bor\b|还是|或者|或)\s*(?:(?:just|only|maybe|is it)\s+)?"
+            r"\d+(?:\.\d+)?(?![\d.a-z%]))?"
         )
+        if latin_forms:
+            regex += r"|(?<![a-z])(?:" + latin_forms + r")\s+\d+(?:\.\d+)?(?=\s*(?:[?？]|$))"
         # The unit asked for: "多少瓦时", "几寸", "几万公里", "how many watt-hours" (a
         # question word, perhaps with a multiplier, right before the unit; the longer unit
         # wins over a shorter one inside it, and "几万" of "几万公里" is no price).
