@@ -40,6 +40,7 @@ from services.core.semantic.products import (
     ProductMatcher,
     ProductScan,
     note_editions,
+    screen_sizes,
     spec_text,
 )
 from services.core.semantic.reader import NgramReader
@@ -114,6 +115,7 @@ class SemanticExtractor:
                     tuple(names),
                     spec_text(raw.get("specs", {})),
                     note_editions(str(raw.get("note", ""))),
+                    screen_sizes(raw.get("specs", {})),
                 )
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))

@@ -311,6 +311,13 @@ class TextNormaliser:
         if after_digit and run[0] in _MULTIPLIERS:
             # 5千毫安: a multiplier after digits scales them; left as written, never 51000.
             return run + tail
+        split = _split_digit_string(run)
+        if split is not None:
+            number, digits = split
+            if digits is None:
+                return run + tail  # 十五六 is "15 or 16": no one number, left unread
+            # 十五二五六: a model number then a storage read digit by digit (15, 256)
+            return f"{' ' if after_digit else ''}{number} {digits}{tail}"
         value = parse_chinese_numeral(run)
         if value is None:
             return run + tail
@@ -362,6 +369,25 @@ def _is_digit_string(run: str) -> bool:
     # Three or more bare digits in a row are a number read digit by digit: no word is
     # built of three numerals without a unit (一五一十 has one, 三三两两 a 两).
     return len(run) >= 3 and all(ch in _BARE_DIGITS for ch in run)
+
+
+def _split_digit_string(run: str) -> tuple[int, int | None] | None:
+    """A numeral with a unit (十五) followed by bare digits (二五六) is two numbers: a digit
+    right after a digit is no place value. None when the run is well formed; the second
+    value None when the split is not clear (十五六 is "15 or 16", a range)."""
+    if not any(ch in _MULTIPLIERS for ch in run):
+        return None
+    cut = next(
+        (i for i in range(1, len(run)) if run[i] in _CN_DIGITS and run[i - 1] in _CN_DIGITS),
+        None,
+    )
+    if cut is None:
+        return None
+    head, rest = run[:cut], run[cut:]
+    number = parse_chinese_numeral(head)
+    if number is None or not any(ch in _MULTIPLIERS for ch in head) or not _is_digit_string(rest):
+        return 0, None
+    return number, parse_chinese_numeral(rest)
 
 
 def _is_relative_generation(before: str, after: str) -> bool:

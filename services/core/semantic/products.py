@@ -41,6 +41,8 @@ class CatalogEntry:
     spec_text: str = ""
     #: Edition words the product's catalog note gives it (焕新版 of "2023 refresh (焕新版)").
     editions: tuple[str, ...] = ()
+    #: The screen size its specs give (6.1): said before the name it is the product's own.
+    screen_sizes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +397,7 @@ class ProductMatcher:
                 for i in range(len(key) - 1):
                     if key[i][:1].isdigit() and key[i + 1] in _SIZE_WORDS | {"英"}:
                         sizes.setdefault(entry.product_id, set()).add(key[i])
+            sizes.setdefault(entry.product_id, set()).update(entry.screen_sizes)
         self._name_sizes = {k: frozenset(v) for k, v in sizes.items()}
         # A name ending in the size its sibling names write before a size word ("M3
         # MacBook Pro 14", "14-inch MacBook Pro M3") with that size said first: "14in M3
@@ -1477,21 +1480,29 @@ class ProductMatcher:
     def _own_size(self, tokens: Sequence[Token], index: int, product_id: str) -> int | None:
         """The index of the size before tokens[index] when it is one the product's own
         names carry ("13-inch M3 MacBook Air": 13-inch MacBook Air M3 is a listed name)."""
-        if not self._size_before(tokens, index):
+        before = self._size_index(tokens, index)
+        if before is None:
             return None
-        before = index - 2
-        if tokens[before].text == "英" and before > 0:
-            before -= 1
         own = tokens[before].text in self._name_sizes.get(product_id, frozenset())
         return before if own else None
 
     def _size_before(self, tokens: Sequence[Token], index: int) -> bool:
-        if index < 2 or not tokens[index].adjacent or tokens[index - 1].text not in _SIZE_WORDS:
-            return False
-        before = index - 2
+        return self._size_index(tokens, index) is not None
+
+    def _size_index(self, tokens: Sequence[Token], index: int) -> int | None:
+        """The number token of a size said right before the name ("15英寸MacBook", and
+        with the modifier's 的 between: "15寸的MacBook")."""
+        word = index - 1
+        if word >= 0 and tokens[word].text == "的" and tokens[index].adjacent:
+            word -= 1
+        if word < 1 or not tokens[word + 1].adjacent or tokens[word].text not in _SIZE_WORDS:
+            return None
+        before = word - 1
         if tokens[before].text == "英" and before > 0:
             before -= 1
-        return tokens[before].is_number and tokens[before + 1].adjacent
+        if tokens[before].is_number and tokens[before + 1].adjacent:
+            return before
+        return None
 
     def _is_value(self, text: str, tokens: Sequence[Token], start: int, end: int) -> bool:
         span = text[tokens[start].start : tokens[end - 1].end]
@@ -1518,6 +1529,15 @@ def note_editions(note: str) -> tuple[str, ...]:
     (焕新版)" gives 焕新版), and each without the 版 (焕新) as shoppers also write it."""
     words = [w for w in re.findall(r"[\u4e00-\u9fff]{2,}", note) if w.endswith("版")]
     return tuple(dict.fromkeys(x for w in words for x in (w, w[:-1])))
+
+
+def screen_sizes(specs: Mapping[str, object]) -> tuple[str, ...]:
+    """The product's one screen size as a customer writes it (6.1, 14); none for sizes by case."""
+    spec = specs.get("screen_size")
+    value = spec.get("value") if isinstance(spec, Mapping) else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return ()
+    return (f"{value:g}",)
 
 
 def spec_text(specs: object) -> str:
