@@ -262,8 +262,9 @@ class TextNormaliser:
             # 小米l4, 华为mate 6o: l and o typed for 1 and 0 inside a model number
             out = self._look_alike.sub(_digit_look_alike, out)
         out = _ORDINAL_WORD_GENERATION.sub(_ordinal_generation, out)
+        if "个" in out:
+            out = _GE_BEFORE_UNIT.sub(r"\1", out)  # 1个T, 一个T: 个 says nothing
         if _CN_NUMERAL_RUN.search(out):
-            out = _GE_BEFORE_UNIT.sub(r"\1", out)
             out = _CN_NUMERAL_RUN.sub(self._convert_numeral, out)
         if self._transliterator is not None:
             transliterated = self._transliterator.replace(out)

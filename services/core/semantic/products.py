@@ -370,6 +370,10 @@ class ProductMatcher:
             )
             for e in entries
         }
+        # The words of each product's names (a nickname after a description must be one).
+        self._described_words = {
+            e.product_id: frozenset(w for name in e.names for w in key_of(name)) for e in entries
+        }
         # A listed name that is a brand word and one Chinese character (比亚迪汉): the
         # character alone is also an everyday word (汉 of 汉字, 好汉), so it names the
         # product only in context (``context_mentions``; the extractor decides).
@@ -1134,6 +1138,10 @@ class ProductMatcher:
         if len(brands) != 1 or not self._feature_keys:
             return None
         index = end
+        # "华为三代降噪耳机": the generation may come first, right after the brand.
+        number: int | None = None
+        if index < len(tokens) and tokens[index].is_number and tokens[index].adjacent:
+            number, index = index, index + 1
         forms: tuple[str, ...] = ()
         for key, found in self._feature_keys.items():
             if _starts_with(tokens, index, key):
@@ -1144,15 +1152,17 @@ class ProductMatcher:
             if forms and _starts_with(tokens, index, key):
                 category, index = cat, index + len(key)
                 break
+        if number is None:
+            number, index = index, index + 1
         if (
             category is None
-            or index >= len(tokens)
-            or not tokens[index].is_number
-            or not all(t.adjacent for t in tokens[end : index + 1])
-            or _glued_number(tokens, index + 1)
+            or number >= len(tokens)
+            or not tokens[number].is_number
+            or not all(t.adjacent for t in tokens[end:index])
+            or _glued_number(tokens, index)
         ):
             return None
-        generation = tokens[index].text
+        generation = tokens[number].text
         found_ids = [
             product_id
             for product_id, (brand, cat, text, numbers) in self._described_by.items()
@@ -1164,11 +1174,21 @@ class ProductMatcher:
         if len(found_ids) != 1:
             return None
         (product_id,) = found_ids
+        # A variant nickname after it (专业版) must be one the product's names carry.
+        for nickname, alternatives in self._nicknames:
+            if index < len(tokens) and tokens[index].adjacent and _starts_with(
+                tokens, index, nickname
+            ):
+                words = self._described_words.get(product_id, frozenset())
+                if not any(all(w in words for w in alt) for alt in alternatives):
+                    return None
+                index += len(nickname)
+                break
         listed = self._shown_name.get(product_id, "")
         mention = Mention(
-            tokens[start].start, tokens[index].end, product_id, derived=True, listed=listed
+            tokens[start].start, tokens[index - 1].end, product_id, derived=True, listed=listed
         )
-        return mention, index + 1
+        return mention, index
 
     def _bare_nickname(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
         """ "15超大杯": a model number and a variant nickname right after it, with no brand
