@@ -175,6 +175,7 @@ class TextNormaliser:
     __slots__ = (
         "_context",
         "_look_alike",
+        "_nicknames",
         "_pinyin",
         "_protected",
         "_series_words",
@@ -193,6 +194,7 @@ class TextNormaliser:
         number_heads: Iterable[str] = (),
         names: Iterable[str] = (),
         pinyin: PinyinNames | None = None,
+        nicknames: Iterable[str] = (),
     ) -> None:
         """``number_heads``: Latin name words a model number follows in the catalog's
         names (iphone of "iPhone 15", mate, model, series): an English number word after
@@ -201,6 +203,9 @@ class TextNormaliser:
         them as letters). ``pinyin``: catalog Chinese names spelt in pinyin (biyadi han)."""
         self._spelling = spelling
         self._pinyin = pinyin
+        # Variant nicknames (大杯, 超大杯): a numeral with a place value before one is the
+        # model number they follow (十六大杯); a bare digit is a count there (一大杯水).
+        self._nicknames = tuple(sorted((n for n in nicknames if len(n) > 1), key=len))
         heads = sorted({h.lower() for h in number_heads if len(h) >= 2}, key=len, reverse=True)
         self._spoken_number = (
             re.compile(
@@ -305,6 +310,11 @@ class TextNormaliser:
             or (after.startswith(_UNIT_AFTER) and not _is_relative_generation(before, after))
             or _LATIN_UNIT_AFTER.match(text, match.end()) is not None
             or _is_digit_string(run)
+            or (
+                after.startswith(self._nicknames)
+                and any(ch in _MULTIPLIERS for ch in run)
+                and bool(self._nicknames)
+            )
         )
         if not in_model_context:
             return run + tail

@@ -590,6 +590,32 @@ class ProductMatcher:
             if len(tail) >= 2 and tail[0][:1].isdigit() and tail[1] in catalog_variants:
                 bare.setdefault(tail, set()).update(ids)
         self._bare_tails = {k: frozenset(v) for k, v in bare.items()}
+        # Edition words a catalog name adds to another name of the same product ("Mate
+        # 60标准版"): they name the base model itself. A bare model number followed by
+        # one ("16标准版") is the product whose whole tail is that number, if only one.
+        edition: set[tuple[str, ...]] = set()
+        edition_categories: dict[tuple[str, ...], set[str]] = {}
+        for entry in entries:
+            keys = {key_of(name) for name in entry.names}
+            for key in keys:
+                for short in keys:
+                    rest = key[len(short) :]
+                    if (
+                        short
+                        and rest
+                        and key[: len(short)] == short
+                        and all(not t.isascii() and not t[:1].isdigit() for t in rest)
+                    ):
+                        edition.add(rest)
+                        edition_categories.setdefault(rest, set()).add(entry.category)
+        # (a trim word of another category, 标准版 of a car, is that car's value)
+        self._base_editions = sorted(edition, key=len, reverse=True)
+        self._edition_categories = {k: frozenset(v) for k, v in edition_categories.items()}
+        numbered: dict[str, set[str]] = {}
+        for (_, tail), ids in tails.items():
+            if len(tail) == 1 and tail[0].isdigit():
+                numbered.setdefault(tail[0], set()).update(ids)
+        self._number_tails = {k: frozenset(v) for k, v in numbered.items()}
         self._bare_lengths = sorted({len(t) for t in bare}, reverse=True)
         suffix_words = {t for k in self._suffix_keys for t in k if t.isascii() and t.isalpha()}
         initials: dict[str, set[str]] = {}
@@ -1104,6 +1130,9 @@ class ProductMatcher:
         nicknamed = self._bare_nickname(tokens, start)
         if nicknamed is not None:
             return nicknamed
+        based = self._base_edition(tokens, start)
+        if based is not None:
+            return based
         for length in self._bare_lengths:
             window = tokens[start : start + length]
             if len(window) != length or not all(t.adjacent for t in window[1:]):
@@ -1189,6 +1218,26 @@ class ProductMatcher:
             tokens[start].start, tokens[index - 1].end, product_id, derived=True, listed=listed
         )
         return mention, index
+
+    def _base_edition(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """ "16标准版": a bare model number + a base-edition word is the one product whose
+        tail is that number alone; several, or none, leave it to the other rules."""
+        after = start + 1
+        if after >= len(tokens) or not tokens[after].adjacent:
+            return None
+        for word in self._base_editions:
+            if _starts_with(tokens, after, word):
+                ids = self._number_tails.get(tokens[start].text, frozenset())
+                if len(ids) != 1:
+                    return None
+                (product_id,) = ids
+                if self._categories[product_id] not in self._edition_categories[word]:
+                    return None
+                end = after + len(word)
+                listed = self._shown_name.get(product_id, "")
+                span = (tokens[start].start, tokens[end - 1].end)
+                return Mention(*span, product_id, derived=True, listed=listed), end
+        return None
 
     def _bare_nickname(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
         """ "15超大杯": a model number and a variant nickname right after it, with no brand
