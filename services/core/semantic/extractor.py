@@ -470,7 +470,9 @@ class SemanticExtractor:
             return None  # "series 9" may have been read as an unknown model: only that one
         if mention.start not in cuts or mention.end not in cuts:
             return None  # 汉字, 好汉, 武汉: part of a word
-        if not opens_a_word(norm[mention.end :], self._openings):
+        # "s9手表": a category word right after the name says which category it is
+        category_word = self._products.category_after(norm, mention.end)
+        if not category_word and not opens_a_word(norm[mention.end :], self._openings):
             return None  # 汉兰达: a name the dictionary does not know
         named = ProductScan((mention,), (), scan.brands)
         decision, by_unit, nouns = self._decide_scanned(norm, named, cuts, trademarks)
@@ -489,7 +491,7 @@ class SemanticExtractor:
             self._number_categories.get((decision.attribute, n)) == frozenset({category})
             for n in stated
         )
-        own_category = own_category or own_value
+        own_category = own_category or own_value or category_word == category
         # "tesla MY price": an initialism in capitals beside its own brand word.
         own_brand = mention.reason == "initialism" and any(
             b.reason == self._products.brand_of(decision.product) for b in scan.brands

@@ -867,12 +867,26 @@ class ProductMatcher:
                 continue  # "gs9": part of a longer word
             following = tokens[index + 2] if index + 2 < len(tokens) else None
             if following is not None and (
-                following.attached or (following.adjacent and following.text in self._variant_words)
+                # a Chinese word glued on (s9手表) is no longer model name
+                (following.attached and following.text.isascii())
+                or (following.adjacent and following.text in self._variant_words)
             ):
                 continue  # "s9e", "s9 ultra": another model
             product_id, listed = found
             out.append(Mention(letter.start, number.end, product_id, derived=True, listed=listed))
         return out
+
+    def category_after(self, text: str, end: int) -> str:
+        """The category of a category word written right after text[:end] ("s9手表"), or ""."""
+        rest = text[end : end + 8]
+        if rest[:1].isspace():
+            rest = rest.lstrip()
+        if not rest or rest[0].isascii():
+            return ""
+        for key, category in self._category_keys.items():
+            if rest.startswith("".join(key)):
+                return category
+        return ""
 
     def category_of(self, product_id: str) -> str:
         return self._categories[product_id]
