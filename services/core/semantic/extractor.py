@@ -603,6 +603,38 @@ class SemanticExtractor:
             return None
         return _blank_spans(gate_text, blanked)
 
+    def _without_name_values(
+        self, hits: list[Hit], products: Sequence[Mention], norm: str
+    ) -> list[Hit]:
+        """ "m3芯片1T版本售价": an attribute word right after a name that ends in the
+        product's own value code of that attribute (the M3 of its processor) belongs to
+        the name; it drops out when a strong cue of another attribute is beside it."""
+        own: list[Hit] = []
+        for mention in products:
+            code = _NAME_CODE.search(norm, mention.start, mention.end)
+            if mention.product_id is None or code is None:
+                continue
+            after = mention.end + (norm[mention.end : mention.end + 1] == " ")
+            for hit in hits:
+                name = parse_label(hit.label).name
+                codes = self._value_codes.get((mention.product_id, name))
+                # a modifier of what follows (m3芯片的续航, m3芯片1t版本), not 芯片和续航
+                follows = norm[hit.end : hit.end + 2].lstrip()[:1]
+                if (
+                    hit.start == after
+                    and codes is not None
+                    and code.group(0) in codes[0]
+                    and (follows == "的" or follows.isdigit())
+                ):
+                    own.append(hit)
+        if not own or not any(
+            parse_label(h.label).kind == "strong"
+            and parse_label(h.label).name != parse_label(own[0].label).name
+            for h in hits
+        ):
+            return hits
+        return [h for h in hits if h not in own]
+
     def _decide_scanned(
         self,
         norm: str,
@@ -702,7 +734,7 @@ class SemanticExtractor:
         if bypass is not None:
             return Bypass(*bypass), False, ()
 
-        attribute_hits = attribute_words()
+        attribute_hits = self._without_name_values(attribute_words(), scan.products, norm)
         constraint_spans = reading.spans()
         attribute_hits = _without_quantity_heads(
             _without_cut_cues(strip_inside(attribute_hits, constraint_spans)), masked
@@ -954,6 +986,10 @@ def _spec_texts_of(spec: Any) -> list[str]:
         items = value if isinstance(value, (list, tuple)) else [value]
         out += [unicodedata.normalize("NFKC", i).lower() for i in items if isinstance(i, str)]
     return out
+
+
+#: The model code a name ends with (the m3 of "macbook pro 14寸m3").
+_NAME_CODE = re.compile(r"(?<![a-z\d])[a-z]+\d+$")
 
 
 def _value_codes(spec: Any) -> tuple[frozenset[str], frozenset[str]]:
