@@ -574,6 +574,13 @@ class ProductMatcher:
         self._codes = {k: frozenset(v) for k, v in codes.items()}
         self._code_lengths = sorted({len(c) for _, c in codes}, reverse=True)
         self._tail_lengths = sorted({len(t) for _, t in tails}, reverse=True)
+        # Each product's own model tails of a variant word and a number ("pro 3"): said
+        # again beside its name they name it again.
+        own_tails: dict[str, set[tuple[str, ...]]] = {}
+        for (_, tail), ids in tails.items():
+            if len(ids) == 1 and len(tail) == 2 and tail[1].isdigit() and tail[0] in variant_words:
+                own_tails.setdefault(next(iter(ids)), set()).add(tail)
+        self._own_tails = {k: tuple(sorted(v)) for k, v in own_tails.items()}
         # Variant words the catalog uses right after a model number ("15 pro", "s24 ultra");
         # a letter stands for one only when no other variant word (catalog or policy
         # suffixes) starts with it and it is no variant of its own ("15e").
@@ -1051,9 +1058,35 @@ class ProductMatcher:
             distant = self._distant_tail(text, brands)
             if distant is not None:
                 products.append(distant)
+        if len({m.product_id for m in products}) == 1 and not unknown:
+            products.extend(self._restated(tokens, products))
         if self._editions:
             products = [self._with_edition(text, m) for m in products]
         return ProductScan(tuple(products), tuple(unknown), tuple(brands), tuple(expansions))
+
+    def _restated(self, tokens: Sequence[Token], named: Sequence[Mention]) -> list[Mention]:
+        """ "华为三代降噪耳机专业版…就是那个pro3": the named product's own model tail
+        (a variant word and its number) said again elsewhere names it again."""
+        product_id = named[0].product_id
+        own = self._own_tails.get(product_id or "", ())
+        out: list[Mention] = []
+        for index, token in enumerate(tokens):
+            if not own or any(m.start <= token.start < m.end for m in named):
+                continue
+            for tail in own:
+                end = index + len(tail)
+                if (
+                    _starts_with(tokens, index, tail)
+                    and all(t.adjacent for t in tokens[index + 1 : end])
+                    and not (index > 0 and token.attached and tokens[index - 1].text.isascii())
+                    and not (
+                        end < len(tokens) and tokens[end].attached and tokens[end].text.isascii()
+                    )
+                ):
+                    span = (token.start, tokens[end - 1].end)
+                    out.append(Mention(*span, product_id, derived=True))
+                    break
+        return out
 
     def _value_initial(self, tokens: Sequence[Token], start: int, end: int, product_id: str) -> str:
         """The value words the letter glued after the initialism tokens[start:end] stands
@@ -1219,8 +1252,10 @@ class ProductMatcher:
         (product_id,) = found_ids
         # A variant nickname after it (专业版) must be one the product's names carry.
         for nickname, alternatives in self._nicknames:
-            if index < len(tokens) and tokens[index].adjacent and _starts_with(
-                tokens, index, nickname
+            if (
+                index < len(tokens)
+                and tokens[index].adjacent
+                and _starts_with(tokens, index, nickname)
             ):
                 words = self._described_words.get(product_id, frozenset())
                 if not any(all(w in words for w in alt) for alt in alternatives):

@@ -85,9 +85,7 @@ class Tokeniser:
                 if written in w:
                     sounds.setdefault(w.replace(written, sound), set()).add(w)
         self._sounds = {
-            k: next(iter(v))
-            for k, v in sounds.items()
-            if len(v) == 1 and k not in self._vocabulary
+            k: next(iter(v)) for k, v in sounds.items() if len(v) == 1 and k not in self._vocabulary
         }
         self._splits: dict[str, tuple[str, ...]] = {}
 

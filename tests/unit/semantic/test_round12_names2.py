@@ -3,8 +3,8 @@ a digit-by-digit number (two numbers, or a range left unread), a size stated bef
 name (also with 的) that is not the product's own, 个 before a storage unit, i for a name
 word's long ee, brand + generation + feature + category word, numerals before a variant
 nickname, a bare number + the base-edition word, a model letter and number with its
-category word glued after, the product's own chip word inside a name-and-chip phrase and
-questions written wholly in pinyin. Questions written for these tests, not taken from any
+category word glued after, the product's own chip word inside a name-and-chip phrase,
+questions written wholly in pinyin and a product's own variant tail said again. Questions written for these tests, not taken from any
 labelled set."""
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ from tests.unit.semantic.decisions import cid_of
         ("macbook air m3芯片的续航多久", "macbook_air_m3|battery_life|"),
         # a question wholly in pinyin
         ("xiaomi shisi dianchi duoda", "xiaomi_14|battery_capacity|"),
+        # the named product's own variant tail said again
+        ("华为降噪耳机三代重量，就是pro3那款", "huawei_freebuds_pro_3|weight|"),
     ],
 )
 def test_names_read(extractor: SemanticExtractor, question: str, cid: str) -> None:
@@ -62,6 +64,8 @@ def test_names_read(extractor: SemanticExtractor, question: str, cid: str) -> No
         "s9手机重量多少",
         # chip and battery both asked
         "macbook air m3芯片和续航怎么样",
+        # another product's tail said beside a name is no restatement
+        "airpods pro 2重量多少 就是那个pro3",
     ],
 )
 def test_not_read_as_the_product(extractor: SemanticExtractor, question: str) -> None:
