@@ -4,8 +4,8 @@ name (also with 的) that is not the product's own, 个 before a storage unit, i
 word's long ee, brand + generation + feature + category word, numerals before a variant
 nickname, a bare number + the base-edition word, a model letter and number with its
 category word glued after, the product's own chip word inside a name-and-chip phrase,
-questions written wholly in pinyin and a product's own variant tail said again. Questions written for these tests, not taken from any
-labelled set."""
+questions written wholly in pinyin and a product's own variant tail said again. Questions
+written for these tests, not taken from any labelled set."""
 
 from __future__ import annotations
 
