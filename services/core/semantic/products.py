@@ -463,6 +463,15 @@ class ProductMatcher:
             other_categories = {self._categories[i] for i in lettered_tails.get(tail, set())}
             if tail not in aliases and self._categories[pid] not in other_categories:
                 self._context_tails[tail] = (pid, first_name.get(pid, ""))
+        # "苹果s9手表": its own brand word before a model letter and number and its
+        # category word after name it as the brand's codes do (联想X1笔记本).
+        codes = dict(self._codes)
+        for tail, (pid, _) in self._context_tails.items():
+            if len(tail[0]) == 1:
+                key = (self._brand_of[pid], tail)
+                codes[key] = codes.get(key, frozenset()) | {pid}
+        self._codes = codes
+        self._code_lengths = sorted({len(c) for _, c in codes}, reverse=True)
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
         # "macbook air"), plus every brand word. A head followed by a model number that

@@ -38,6 +38,7 @@ from tests.unit.semantic.decisions import cid_of
         ("15标准版重量", "iphone_15|weight|"),
         # a model letter and number with its category word glued after
         ("s9手表重量多少", "apple_watch_series_9|weight|"),
+        ("苹果s9手表重量多少", "apple_watch_series_9|weight|"),
         # the product's own chip word as a modifier beside another attribute
         ("macbook air m3芯片的512g版本多少钱", "macbook_air_m3|price|storage=512GB"),
         ("macbook air m3芯片的续航多久", "macbook_air_m3|battery_life|"),
@@ -62,6 +63,7 @@ def test_names_read(extractor: SemanticExtractor, question: str, cid: str) -> No
         "3标准版续航",
         # a category word of another category
         "s9手机重量多少",
+        "苹果s9手机重量多少",
         # chip and battery both asked
         "macbook air m3芯片和续航怎么样",
         # another product's tail said beside a name is no restatement
