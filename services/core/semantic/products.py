@@ -465,13 +465,11 @@ class ProductMatcher:
                 self._context_tails[tail] = (pid, first_name.get(pid, ""))
         # "苹果s9手表": its own brand word before a model letter and number and its
         # category word after name it as the brand's codes do (联想X1笔记本).
-        codes = dict(self._codes)
-        for tail, (pid, _) in self._context_tails.items():
-            if len(tail[0]) == 1:
-                key = (self._brand_of[pid], tail)
-                codes[key] = codes.get(key, frozenset()) | {pid}
-        self._codes = codes
-        self._code_lengths = sorted({len(c) for _, c in codes}, reverse=True)
+        self._tail_codes = {
+            (self._brand_of[pid], tail): pid
+            for tail, (pid, _) in self._context_tails.items()
+            if len(tail[0]) == 1
+        }
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
         # "macbook air"), plus every brand word. A head followed by a model number that
@@ -581,7 +579,8 @@ class ProductMatcher:
                 for product_id in ids:
                     codes.setdefault((brand_of[product_id], key[:2]), set()).add(product_id)
         self._codes = {k: frozenset(v) for k, v in codes.items()}
-        self._code_lengths = sorted({len(c) for _, c in codes}, reverse=True)
+        # (2: the context tails of letter and number, `_tail_codes`, are codes too)
+        self._code_lengths = sorted({len(c) for _, c in codes} | {2}, reverse=True)
         self._tail_lengths = sorted({len(t) for _, t in tails}, reverse=True)
         # Each product's own model tails of a variant word and a number ("pro 3"): said
         # again beside its name they name it again.
@@ -1441,6 +1440,8 @@ class ProductMatcher:
         for length in self._code_lengths:
             code = tuple(t.text for t in tokens[end : end + length])
             ids = self._codes.get((brand, code))
+            if ids is None and (brand, code) in self._tail_codes:
+                ids = frozenset((self._tail_codes[(brand, code)],))
             if ids is None or len(code) != length:
                 continue
             if not all(t.adjacent for t in tokens[end : end + length]):
