@@ -41,6 +41,7 @@ from services.core.semantic.products import (
     ProductMatcher,
     ProductScan,
     note_editions,
+    screen_sizes,
     spec_text,
 )
 from services.core.semantic.reader import NgramReader
@@ -115,6 +116,7 @@ class SemanticExtractor:
                     tuple(names),
                     spec_text(raw.get("specs", {})),
                     note_editions(str(raw.get("note", ""))),
+                    screen_sizes(raw.get("specs", {})),
                 )
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))
@@ -482,7 +484,9 @@ class SemanticExtractor:
             return None  # "series 9" may have been read as an unknown model: only that one
         if mention.start not in cuts or mention.end not in cuts:
             return None  # 汉字, 好汉, 武汉: part of a word
-        if not opens_a_word(norm[mention.end :], self._openings):
+        # "s9手表": a category word right after the name says which category it is
+        category_word = self._products.category_after(norm, mention.end)
+        if not category_word and not opens_a_word(norm[mention.end :], self._openings):
             return None  # 汉兰达: a name the dictionary does not know
         named = ProductScan((mention,), (), scan.brands)
         decision, by_unit, nouns = self._decide_scanned(norm, named, cuts, trademarks)
@@ -501,7 +505,7 @@ class SemanticExtractor:
             self._number_categories.get((decision.attribute, n)) == frozenset({category})
             for n in stated
         )
-        own_category = own_category or own_value
+        own_category = own_category or own_value or category_word == category
         # "tesla MY price": an initialism in capitals beside its own brand word.
         own_brand = mention.reason == "initialism" and any(
             b.reason == self._products.brand_of(decision.product) for b in scan.brands
@@ -653,6 +657,38 @@ class SemanticExtractor:
             return None
         return _blank_spans(gate_text, blanked)
 
+    def _without_name_values(
+        self, hits: list[Hit], products: Sequence[Mention], norm: str
+    ) -> list[Hit]:
+        """ "m3芯片1T版本售价": an attribute word right after a name that ends in the
+        product's own value code of that attribute (the M3 of its processor) belongs to
+        the name; it drops out when a strong cue of another attribute is beside it."""
+        own: list[Hit] = []
+        for mention in products:
+            code = _NAME_CODE.search(norm, mention.start, mention.end)
+            if mention.product_id is None or code is None:
+                continue
+            after = mention.end + (norm[mention.end : mention.end + 1] == " ")
+            for hit in hits:
+                name = parse_label(hit.label).name
+                codes = self._value_codes.get((mention.product_id, name))
+                # a modifier of what follows (m3芯片的续航, m3芯片1t版本), not 芯片和续航
+                follows = norm[hit.end : hit.end + 2].lstrip()[:1]
+                if (
+                    hit.start == after
+                    and codes is not None
+                    and code.group(0) in codes[0]
+                    and (follows == "的" or follows.isdigit())
+                ):
+                    own.append(hit)
+        if not own or not any(
+            parse_label(h.label).kind == "strong"
+            and parse_label(h.label).name != parse_label(own[0].label).name
+            for h in hits
+        ):
+            return hits
+        return [h for h in hits if h not in own]
+
     def _decide_scanned(
         self,
         norm: str,
@@ -766,7 +802,7 @@ class SemanticExtractor:
         if bypass is not None:
             return Bypass(*bypass), False, ()
 
-        attribute_hits = attribute_words()
+        attribute_hits = self._without_name_values(attribute_words(), scan.products, norm)
         constraint_spans = reading.spans()
         attribute_hits = _without_quantity_heads(
             _without_cut_cues(strip_inside(attribute_hits, constraint_spans)), masked
@@ -1039,6 +1075,10 @@ def _spec_texts_of(spec: Any) -> list[str]:
         items = value if isinstance(value, (list, tuple)) else [value]
         out += [unicodedata.normalize("NFKC", i).lower() for i in items if isinstance(i, str)]
     return out
+
+
+#: The model code a name ends with (the m3 of "macbook pro 14寸m3").
+_NAME_CODE = re.compile(r"(?<![a-z\d])[a-z]+\d+$")
 
 
 def _value_codes(spec: Any) -> tuple[frozenset[str], frozenset[str]]:

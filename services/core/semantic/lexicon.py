@@ -246,7 +246,13 @@ class SlotLexicon:
             number_heads(name_words),
             name_words,
             # biyadi han, xiao mi 14: the catalog's Chinese names spelt in pinyin
-            PinyinNames(name_words, (w for ws in brands.values() for w in ws), english_words or {}),
+            PinyinNames(
+                name_words,
+                (w for ws in brands.values() for w in ws),
+                english_words or {},
+                raw,
+            ),
+            (str(k) for k in lexicon_doc.get("variant_nicknames", {})),
         )
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}

@@ -175,6 +175,7 @@ class TextNormaliser:
     __slots__ = (
         "_context",
         "_look_alike",
+        "_nicknames",
         "_pinyin",
         "_protected",
         "_series_words",
@@ -193,6 +194,7 @@ class TextNormaliser:
         number_heads: Iterable[str] = (),
         names: Iterable[str] = (),
         pinyin: PinyinNames | None = None,
+        nicknames: Iterable[str] = (),
     ) -> None:
         """``number_heads``: Latin name words a model number follows in the catalog's
         names (iphone of "iPhone 15", mate, model, series): an English number word after
@@ -201,6 +203,9 @@ class TextNormaliser:
         them as letters). ``pinyin``: catalog Chinese names spelt in pinyin (biyadi han)."""
         self._spelling = spelling
         self._pinyin = pinyin
+        # Variant nicknames (大杯, 超大杯): a numeral with a place value before one is the
+        # model number they follow (十六大杯); a bare digit is a count there (一大杯水).
+        self._nicknames = tuple(sorted((n for n in nicknames if len(n) > 1), key=len))
         heads = sorted({h.lower() for h in number_heads if len(h) >= 2}, key=len, reverse=True)
         self._spoken_number = (
             re.compile(
@@ -262,8 +267,9 @@ class TextNormaliser:
             # 小米l4, 华为mate 6o: l and o typed for 1 and 0 inside a model number
             out = self._look_alike.sub(_digit_look_alike, out)
         out = _ORDINAL_WORD_GENERATION.sub(_ordinal_generation, out)
+        if "个" in out:
+            out = _GE_BEFORE_UNIT.sub(r"\1", out)  # 1个T, 一个T: 个 says nothing
         if _CN_NUMERAL_RUN.search(out):
-            out = _GE_BEFORE_UNIT.sub(r"\1", out)
             out = _CN_NUMERAL_RUN.sub(self._convert_numeral, out)
         if self._transliterator is not None:
             transliterated = self._transliterator.replace(out)
@@ -304,6 +310,11 @@ class TextNormaliser:
             or (after.startswith(_UNIT_AFTER) and not _is_relative_generation(before, after))
             or _LATIN_UNIT_AFTER.match(text, match.end()) is not None
             or _is_digit_string(run)
+            or (
+                after.startswith(self._nicknames)
+                and any(ch in _MULTIPLIERS for ch in run)
+                and bool(self._nicknames)
+            )
         )
         if not in_model_context:
             return run + tail
@@ -311,6 +322,13 @@ class TextNormaliser:
         if after_digit and run[0] in _MULTIPLIERS:
             # 5千毫安: a multiplier after digits scales them; left as written, never 51000.
             return run + tail
+        split = _split_digit_string(run)
+        if split is not None:
+            number, digits = split
+            if digits is None:
+                return run + tail  # 十五六 is "15 or 16": no one number, left unread
+            # 十五二五六: a model number then a storage read digit by digit (15, 256)
+            return f"{' ' if after_digit else ''}{number} {digits}{tail}"
         value = parse_chinese_numeral(run)
         if value is None:
             return run + tail
@@ -362,6 +380,25 @@ def _is_digit_string(run: str) -> bool:
     # Three or more bare digits in a row are a number read digit by digit: no word is
     # built of three numerals without a unit (一五一十 has one, 三三两两 a 两).
     return len(run) >= 3 and all(ch in _BARE_DIGITS for ch in run)
+
+
+def _split_digit_string(run: str) -> tuple[int, int | None] | None:
+    """A numeral with a unit (十五) followed by bare digits (二五六) is two numbers: a digit
+    right after a digit is no place value. None when the run is well formed; the second
+    value None when the split is not clear (十五六 is "15 or 16", a range)."""
+    if not any(ch in _MULTIPLIERS for ch in run):
+        return None
+    cut = next(
+        (i for i in range(1, len(run)) if run[i] in _CN_DIGITS and run[i - 1] in _CN_DIGITS),
+        None,
+    )
+    if cut is None:
+        return None
+    head, rest = run[:cut], run[cut:]
+    number = parse_chinese_numeral(head)
+    if number is None or not any(ch in _MULTIPLIERS for ch in head) or not _is_digit_string(rest):
+        return 0, None
+    return number, parse_chinese_numeral(rest)
 
 
 def _is_relative_generation(before: str, after: str) -> bool:

@@ -41,6 +41,8 @@ class CatalogEntry:
     spec_text: str = ""
     #: Edition words the product's catalog note gives it (焕新版 of "2023 refresh (焕新版)").
     editions: tuple[str, ...] = ()
+    #: The screen size its specs give (6.1): said before the name it is the product's own.
+    screen_sizes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,6 +370,10 @@ class ProductMatcher:
             )
             for e in entries
         }
+        # The words of each product's names (a nickname after a description must be one).
+        self._described_words = {
+            e.product_id: frozenset(w for name in e.names for w in key_of(name)) for e in entries
+        }
         # A listed name that is a brand word and one Chinese character (比亚迪汉): the
         # character alone is also an everyday word (汉 of 汉字, 好汉), so it names the
         # product only in context (``context_mentions``; the extractor decides).
@@ -395,6 +401,7 @@ class ProductMatcher:
                 for i in range(len(key) - 1):
                     if key[i][:1].isdigit() and key[i + 1] in _SIZE_WORDS | {"英"}:
                         sizes.setdefault(entry.product_id, set()).add(key[i])
+            sizes.setdefault(entry.product_id, set()).update(entry.screen_sizes)
         self._name_sizes = {k: frozenset(v) for k, v in sizes.items()}
         # A name ending in the size its sibling names write before a size word ("M3
         # MacBook Pro 14", "14-inch MacBook Pro M3") with that size said first: "14in M3
@@ -456,6 +463,13 @@ class ProductMatcher:
             other_categories = {self._categories[i] for i in lettered_tails.get(tail, set())}
             if tail not in aliases and self._categories[pid] not in other_categories:
                 self._context_tails[tail] = (pid, first_name.get(pid, ""))
+        # "苹果s9手表": its own brand word before a model letter and number and its
+        # category word after name it as the brand's codes do (联想X1笔记本).
+        self._tail_codes = {
+            (self._brand_of[pid], tail): pid
+            for tail, (pid, _) in self._context_tails.items()
+            if len(tail[0]) == 1
+        }
 
         # Series heads: what precedes a model number in some alias ("iphone", "华为 mate",
         # "macbook air"), plus every brand word. A head followed by a model number that
@@ -565,8 +579,16 @@ class ProductMatcher:
                 for product_id in ids:
                     codes.setdefault((brand_of[product_id], key[:2]), set()).add(product_id)
         self._codes = {k: frozenset(v) for k, v in codes.items()}
-        self._code_lengths = sorted({len(c) for _, c in codes}, reverse=True)
+        # (2: the context tails of letter and number, `_tail_codes`, are codes too)
+        self._code_lengths = sorted({len(c) for _, c in codes} | {2}, reverse=True)
         self._tail_lengths = sorted({len(t) for _, t in tails}, reverse=True)
+        # Each product's own model tails of a variant word and a number ("pro 3"): said
+        # again beside its name they name it again.
+        own_tails: dict[str, set[tuple[str, ...]]] = {}
+        for (_, tail), ids in tails.items():
+            if len(ids) == 1 and len(tail) == 2 and tail[1].isdigit() and tail[0] in variant_words:
+                own_tails.setdefault(next(iter(ids)), set()).add(tail)
+        self._own_tails = {k: tuple(sorted(v)) for k, v in own_tails.items()}
         # Variant words the catalog uses right after a model number ("15 pro", "s24 ultra");
         # a letter stands for one only when no other variant word (catalog or policy
         # suffixes) starts with it and it is no variant of its own ("15e").
@@ -583,6 +605,32 @@ class ProductMatcher:
             if len(tail) >= 2 and tail[0][:1].isdigit() and tail[1] in catalog_variants:
                 bare.setdefault(tail, set()).update(ids)
         self._bare_tails = {k: frozenset(v) for k, v in bare.items()}
+        # Edition words a catalog name adds to another name of the same product ("Mate
+        # 60标准版"): they name the base model itself. A bare model number followed by
+        # one ("16标准版") is the product whose whole tail is that number, if only one.
+        edition: set[tuple[str, ...]] = set()
+        edition_categories: dict[tuple[str, ...], set[str]] = {}
+        for entry in entries:
+            keys = {key_of(name) for name in entry.names}
+            for key in keys:
+                for short in keys:
+                    rest = key[len(short) :]
+                    if (
+                        short
+                        and rest
+                        and key[: len(short)] == short
+                        and all(not t.isascii() and not t[:1].isdigit() for t in rest)
+                    ):
+                        edition.add(rest)
+                        edition_categories.setdefault(rest, set()).add(entry.category)
+        # (a trim word of another category, 标准版 of a car, is that car's value)
+        self._base_editions = sorted(edition, key=len, reverse=True)
+        self._edition_categories = {k: frozenset(v) for k, v in edition_categories.items()}
+        numbered: dict[str, set[str]] = {}
+        for (_, tail), ids in tails.items():
+            if len(tail) == 1 and tail[0].isdigit():
+                numbered.setdefault(tail[0], set()).update(ids)
+        self._number_tails = {k: frozenset(v) for k, v in numbered.items()}
         self._bare_lengths = sorted({len(t) for t in bare}, reverse=True)
         suffix_words = {t for k in self._suffix_keys for t in k if t.isascii() and t.isalpha()}
         initials: dict[str, set[str]] = {}
@@ -834,12 +882,26 @@ class ProductMatcher:
                 continue  # "gs9": part of a longer word
             following = tokens[index + 2] if index + 2 < len(tokens) else None
             if following is not None and (
-                following.attached or (following.adjacent and following.text in self._variant_words)
+                # a Chinese word glued on (s9手表) is no longer model name
+                (following.attached and following.text.isascii())
+                or (following.adjacent and following.text in self._variant_words)
             ):
                 continue  # "s9e", "s9 ultra": another model
             product_id, listed = found
             out.append(Mention(letter.start, number.end, product_id, derived=True, listed=listed))
         return out
+
+    def category_after(self, text: str, end: int) -> str:
+        """The category of a category word written right after text[:end] ("s9手表"), or ""."""
+        rest = text[end : end + 8]
+        if rest[:1].isspace():
+            rest = rest.lstrip()
+        if not rest or rest[0].isascii():
+            return ""
+        for key, category in self._category_keys.items():
+            if rest.startswith("".join(key)):
+                return category
+        return ""
 
     def category_of(self, product_id: str) -> str:
         return self._categories[product_id]
@@ -1004,9 +1066,35 @@ class ProductMatcher:
             distant = self._distant_tail(text, brands)
             if distant is not None:
                 products.append(distant)
+        if len({m.product_id for m in products}) == 1 and not unknown:
+            products.extend(self._restated(tokens, products))
         if self._editions:
             products = [self._with_edition(text, m) for m in products]
         return ProductScan(tuple(products), tuple(unknown), tuple(brands), tuple(expansions))
+
+    def _restated(self, tokens: Sequence[Token], named: Sequence[Mention]) -> list[Mention]:
+        """ "华为三代降噪耳机专业版…就是那个pro3": the named product's own model tail
+        (a variant word and its number) said again elsewhere names it again."""
+        product_id = named[0].product_id
+        own = self._own_tails.get(product_id or "", ())
+        out: list[Mention] = []
+        for index, token in enumerate(tokens):
+            if not own or any(m.start <= token.start < m.end for m in named):
+                continue
+            for tail in own:
+                end = index + len(tail)
+                if (
+                    _starts_with(tokens, index, tail)
+                    and all(t.adjacent for t in tokens[index + 1 : end])
+                    and not (index > 0 and token.attached and tokens[index - 1].text.isascii())
+                    and not (
+                        end < len(tokens) and tokens[end].attached and tokens[end].text.isascii()
+                    )
+                ):
+                    span = (token.start, tokens[end - 1].end)
+                    out.append(Mention(*span, product_id, derived=True))
+                    break
+        return out
 
     def _value_initial(self, tokens: Sequence[Token], start: int, end: int, product_id: str) -> str:
         """The value words the letter glued after the initialism tokens[start:end] stands
@@ -1097,6 +1185,9 @@ class ProductMatcher:
         nicknamed = self._bare_nickname(tokens, start)
         if nicknamed is not None:
             return nicknamed
+        based = self._base_edition(tokens, start)
+        if based is not None:
+            return based
         for length in self._bare_lengths:
             window = tokens[start : start + length]
             if len(window) != length or not all(t.adjacent for t in window[1:]):
@@ -1131,6 +1222,10 @@ class ProductMatcher:
         if len(brands) != 1 or not self._feature_keys:
             return None
         index = end
+        # "华为三代降噪耳机": the generation may come first, right after the brand.
+        number: int | None = None
+        if index < len(tokens) and tokens[index].is_number and tokens[index].adjacent:
+            number, index = index, index + 1
         forms: tuple[str, ...] = ()
         for key, found in self._feature_keys.items():
             if _starts_with(tokens, index, key):
@@ -1141,15 +1236,17 @@ class ProductMatcher:
             if forms and _starts_with(tokens, index, key):
                 category, index = cat, index + len(key)
                 break
+        if number is None:
+            number, index = index, index + 1
         if (
             category is None
-            or index >= len(tokens)
-            or not tokens[index].is_number
-            or not all(t.adjacent for t in tokens[end : index + 1])
-            or _glued_number(tokens, index + 1)
+            or number >= len(tokens)
+            or not tokens[number].is_number
+            or not all(t.adjacent for t in tokens[end:index])
+            or _glued_number(tokens, index)
         ):
             return None
-        generation = tokens[index].text
+        generation = tokens[number].text
         found_ids = [
             product_id
             for product_id, (brand, cat, text, numbers) in self._described_by.items()
@@ -1161,11 +1258,43 @@ class ProductMatcher:
         if len(found_ids) != 1:
             return None
         (product_id,) = found_ids
+        # A variant nickname after it (专业版) must be one the product's names carry.
+        for nickname, alternatives in self._nicknames:
+            if (
+                index < len(tokens)
+                and tokens[index].adjacent
+                and _starts_with(tokens, index, nickname)
+            ):
+                words = self._described_words.get(product_id, frozenset())
+                if not any(all(w in words for w in alt) for alt in alternatives):
+                    return None
+                index += len(nickname)
+                break
         listed = self._shown_name.get(product_id, "")
         mention = Mention(
-            tokens[start].start, tokens[index].end, product_id, derived=True, listed=listed
+            tokens[start].start, tokens[index - 1].end, product_id, derived=True, listed=listed
         )
-        return mention, index + 1
+        return mention, index
+
+    def _base_edition(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """ "16标准版": a bare model number + a base-edition word is the one product whose
+        tail is that number alone; several, or none, leave it to the other rules."""
+        after = start + 1
+        if after >= len(tokens) or not tokens[after].adjacent:
+            return None
+        for word in self._base_editions:
+            if _starts_with(tokens, after, word):
+                ids = self._number_tails.get(tokens[start].text, frozenset())
+                if len(ids) != 1:
+                    return None
+                (product_id,) = ids
+                if self._categories[product_id] not in self._edition_categories[word]:
+                    return None
+                end = after + len(word)
+                listed = self._shown_name.get(product_id, "")
+                span = (tokens[start].start, tokens[end - 1].end)
+                return Mention(*span, product_id, derived=True, listed=listed), end
+        return None
 
     def _bare_nickname(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
         """ "15超大杯": a model number and a variant nickname right after it, with no brand
@@ -1311,6 +1440,8 @@ class ProductMatcher:
         for length in self._code_lengths:
             code = tuple(t.text for t in tokens[end : end + length])
             ids = self._codes.get((brand, code))
+            if ids is None and (brand, code) in self._tail_codes:
+                ids = frozenset((self._tail_codes[(brand, code)],))
             if ids is None or len(code) != length:
                 continue
             if not all(t.adjacent for t in tokens[end : end + length]):
@@ -1477,21 +1608,29 @@ class ProductMatcher:
     def _own_size(self, tokens: Sequence[Token], index: int, product_id: str) -> int | None:
         """The index of the size before tokens[index] when it is one the product's own
         names carry ("13-inch M3 MacBook Air": 13-inch MacBook Air M3 is a listed name)."""
-        if not self._size_before(tokens, index):
+        before = self._size_index(tokens, index)
+        if before is None:
             return None
-        before = index - 2
-        if tokens[before].text == "英" and before > 0:
-            before -= 1
         own = tokens[before].text in self._name_sizes.get(product_id, frozenset())
         return before if own else None
 
     def _size_before(self, tokens: Sequence[Token], index: int) -> bool:
-        if index < 2 or not tokens[index].adjacent or tokens[index - 1].text not in _SIZE_WORDS:
-            return False
-        before = index - 2
+        return self._size_index(tokens, index) is not None
+
+    def _size_index(self, tokens: Sequence[Token], index: int) -> int | None:
+        """The number token of a size said right before the name ("15英寸MacBook", and
+        with the modifier's 的 between: "15寸的MacBook")."""
+        word = index - 1
+        if word >= 0 and tokens[word].text == "的" and tokens[index].adjacent:
+            word -= 1
+        if word < 1 or not tokens[word + 1].adjacent or tokens[word].text not in _SIZE_WORDS:
+            return None
+        before = word - 1
         if tokens[before].text == "英" and before > 0:
             before -= 1
-        return tokens[before].is_number and tokens[before + 1].adjacent
+        if tokens[before].is_number and tokens[before + 1].adjacent:
+            return before
+        return None
 
     def _is_value(self, text: str, tokens: Sequence[Token], start: int, end: int) -> bool:
         span = text[tokens[start].start : tokens[end - 1].end]
@@ -1518,6 +1657,15 @@ def note_editions(note: str) -> tuple[str, ...]:
     (焕新版)" gives 焕新版), and each without the 版 (焕新) as shoppers also write it."""
     words = [w for w in re.findall(r"[\u4e00-\u9fff]{2,}", note) if w.endswith("版")]
     return tuple(dict.fromkeys(x for w in words for x in (w, w[:-1])))
+
+
+def screen_sizes(specs: Mapping[str, object]) -> tuple[str, ...]:
+    """The product's one screen size as a customer writes it (6.1, 14); none for sizes by case."""
+    spec = specs.get("screen_size")
+    value = spec.get("value") if isinstance(spec, Mapping) else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return ()
+    return (f"{value:g}",)
 
 
 def spec_text(specs: object) -> str:

@@ -77,12 +77,16 @@ class Tokeniser:
         # watch) are one edit away from ordinary English words (apply, modes, match).
         self._fuzzy_targets = tuple(sorted(w for w in self._vocabulary if len(w) >= 6))
         self._longest = max((len(w) for w in self._vocabulary), default=0)
-        # A name word spelt as it sounds, f for ph (ifone): one word per sound form.
+        # A name word spelt as it sounds, f for ph (ifone), i for the long ee (fribuds):
+        # one word per sound form, never a form that is itself a name word.
         sounds: dict[str, set[str]] = {}
         for w in self._vocabulary:
-            if "ph" in w:
-                sounds.setdefault(w.replace("ph", "f"), set()).add(w)
-        self._sounds = {k: next(iter(v)) for k, v in sounds.items() if len(v) == 1}
+            for written, sound in (("ph", "f"), ("ee", "i")):
+                if written in w:
+                    sounds.setdefault(w.replace(written, sound), set()).add(w)
+        self._sounds = {
+            k: next(iter(v)) for k, v in sounds.items() if len(v) == 1 and k not in self._vocabulary
+        }
         self._splits: dict[str, tuple[str, ...]] = {}
 
     def tokens(self, text: str) -> list[Token]:

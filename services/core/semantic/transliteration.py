@@ -289,6 +289,28 @@ _LATIN_WORD = re.compile(r"[a-z]+")
 _CJK_WORD = re.compile(r"[\u4e00-\u9fff]{2,}")
 #: The most syllables a catalog word has that a question may spell out (比亚迪汉: 4).
 _MAX_SYLLABLES = 6
+_CJK_ONLY = re.compile(r"[\u4e00-\u9fff]{2,6}")
+_DIGIT_WORDS = "一二三四五六七八九"
+#: Chinese numerals 1-99 (十四, 二十四, 六十): a pinyin question spells model numbers so.
+_NUMERALS = (
+    *_DIGIT_WORDS,
+    "十",
+    *(f"十{d}" for d in _DIGIT_WORDS),
+    *(f"{t}十{d}" for t in _DIGIT_WORDS[1:] for d in ("", *_DIGIT_WORDS)),
+)
+
+
+def _pinyin_form(run: str) -> tuple[str, frozenset[int]] | None:
+    """The toneless pinyin of ``run`` joined, and the syllable cuts inside it."""
+    syllables = lazy_pinyin(run, style=Style.NORMAL)
+    if (
+        len(syllables) != len(run)
+        or len(syllables) > _MAX_SYLLABLES
+        or not all(s.isascii() and s.isalpha() for s in syllables)
+    ):
+        return None
+    cuts = frozenset(sum(len(s) for s in syllables[: i + 1]) for i in range(len(syllables)))
+    return "".join(syllables), cuts
 
 
 class PinyinNames:
@@ -301,13 +323,14 @@ class PinyinNames:
     比亚迪) is nothing. A form that is an English word is left as written; one that is a
     Latin name word too (huawei) is that word, joined."""
 
-    __slots__ = ("_forms",)
+    __slots__ = ("_forms", "_latin", "_phrases")
 
     def __init__(
         self,
         names: Iterable[str],
         brand_words: Iterable[str] = (),
         english: Iterable[str] = (),
+        phrases: Iterable[str] = (),
     ) -> None:
         """``names``: the catalog's names (their Chinese runs are spelt out, and the brand
         words inside a run: 比亚迪 of 比亚迪汉); the Latin words of the names and of
@@ -336,10 +359,28 @@ class PinyinNames:
                 found.setdefault(joined, set()).add((joined if joined in latin else run, cuts))
         # A spelling two catalog words share names neither.
         self._forms = {k: next(iter(v)) for k, v in found.items() if len(v) == 1}
+        self._latin = latin
+        # The vocabulary's Chinese phrases (主摄, 像素, 多少) and the numerals up to 99
+        # (shisi = 十四), read only in a question written wholly in pinyin.
+        phrases = tuple(phrases)
+        # a pinyin word the vocabulary writes itself (fapiao) is read as written
+        written = {w for p in phrases for w in _LATIN_WORD.findall(p.lower())}
+        spelt: dict[str, set[tuple[str, frozenset[int]]]] = {}
+        for run in {*(p for p in phrases if _CJK_ONLY.fullmatch(p)), *_NUMERALS}:
+            form = _pinyin_form(run)
+            if form is not None and form[0] not in kept | latin | written:
+                spelt.setdefault(form[0], set()).add((run, form[1]))
+        self._phrases = {
+            k: next(iter(v)) for k, v in spelt.items() if len(v) == 1 and k not in self._forms
+        }
 
     def replace(self, text: str) -> str:
         if not self._forms:
             return text
+        if self._phrases and text.isascii():
+            whole = self._replace_all_pinyin(text)
+            if whole is not None:
+                return whole
         words = list(_LATIN_WORD.finditer(text))
         out: list[str] = []
         position = 0
@@ -360,11 +401,49 @@ class PinyinNames:
         out.append(text[position:])
         return "".join(out)
 
+    def _replace_all_pinyin(self, text: str) -> str | None:
+        """``text`` with every Latin word read as pinyin (names, phrases, numerals), or
+        None when some word is neither pinyin of the vocabulary nor a name word: a
+        question in English or mixed stays as written ("she" is no 摄 there)."""
+        words = list(_LATIN_WORD.finditer(text))
+        out: list[str] = []
+        position = 0
+        index = 0
+        read = False
+        chinese_before = False
+        while index < len(words):
+            found = self._match_at(text, words, index, self._forms) or self._match_at(
+                text, words, index, self._phrases
+            )
+            start = words[index].start()
+            if found is None:
+                if words[index].group() not in self._latin:
+                    return None
+                out.append(text[position : words[index].end()])
+                position, index, chinese_before = words[index].end(), index + 1, False
+                continue
+            end_index, chinese = found
+            gap = text[position:start]
+            # Chinese words are written without spaces between them (主摄多少像素).
+            out.append("" if chinese_before and gap == " " else gap)
+            out.append(chinese)
+            chinese_before = not chinese.isascii()
+            position, index, read = words[end_index].end(), end_index + 1, True
+        if not read:
+            return None
+        out.append(text[position:])
+        return "".join(out)
+
     def _match_at(
-        self, text: str, words: Sequence[re.Match[str]], index: int
+        self,
+        text: str,
+        words: Sequence[re.Match[str]],
+        index: int,
+        forms: Mapping[str, tuple[str, frozenset[int]]] | None = None,
     ) -> tuple[int, str] | None:
         """The last word index and the Chinese word of the longest pinyin form that
         starts at ``words[index]``."""
+        forms = self._forms if forms is None else forms
         joined = ""
         best: tuple[int, str] | None = None
         offsets: list[int] = []
@@ -373,7 +452,7 @@ class PinyinNames:
                 break  # one space between the syllables of one name, nothing else
             joined += words[last].group()
             offsets.append(len(joined))
-            form = self._forms.get(joined)
+            form = forms.get(joined)
             if form is not None and all(o in form[1] for o in offsets):
                 best = (last, form[0])
         return best
