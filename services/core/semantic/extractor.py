@@ -129,17 +129,6 @@ class SemanticExtractor:
             for attribute, spec in product_specs.items()
             if (codes := _value_codes(spec))[0]
         }
-        # product → the name-like codes of its text values (m3 of "Apple M3") → attribute:
-        # a name that ends in one ("macbook pro m3芯片") names the value with its noun.
-        self._name_codes = {
-            product_id: {
-                code: str(attribute)
-                for attribute, spec in product_specs.items()
-                if isinstance(spec, Mapping) and isinstance(spec.get("value"), str)
-                for code in _NAME_CODE.findall(str(spec["value"]).lower())
-            }
-            for product_id, product_specs in specs.items()
-        }
         # Attributes the catalog gives in a currency: a bare number asked to be confirmed
         # ("官方价是6999吗") is their own stated value.
         self._money_attributes = frozenset(
@@ -549,21 +538,6 @@ class SemanticExtractor:
                     return f"a {hit.text} {mention.product_id} does not come in"
         return None
 
-    def _name_values(self, norm: str, mentions: Sequence[Mention]) -> list[Hit]:
-        """Product names that end in a code of one of the product's own text values
-        ("macbook pro 14 m3" → the M3 processor), as stated values of that attribute."""
-        out: list[Hit] = []
-        for mention in mentions:
-            codes = self._name_codes.get(mention.product_id or "")
-            if not codes:
-                continue
-            match = _NAME_CODE.search(norm, max(mention.start, mention.end - 8), mention.end)
-            while match is not None and match.end() != mention.end:
-                match = _NAME_CODE.search(norm, match.end(), mention.end)
-            if match is not None and match.group() in codes:
-                out.append(Hit(codes[match.group()], match.start(), match.end(), match.group()))
-        return out
-
     def _named_beside(
         self, masked: str, attribute_words: Callable[[], list[Hit]]
     ) -> list[tuple[int, int]]:
@@ -816,18 +790,6 @@ class SemanticExtractor:
         )
         worded = attribute_hits
         attribute_hits = _without_value_nouns(attribute_hits, reading.hits, masked)
-        name_values = self._name_values(norm, scan.products)
-        if name_values:
-            # "m3芯片…售价": the chip noun after a name ending in its chip says which
-            # product; only another strong cue says what is asked ("s9的芯片是多少": the
-            # weak 多少 does not).
-            fewer = _without_value_nouns(attribute_hits, name_values, masked)
-            dropped = {parse_label(h.label).name for h in attribute_hits if h not in fewer}
-            if any(
-                (lab := parse_label(h.label)).kind == "strong" and lab.name not in dropped
-                for h in fewer
-            ):
-                attribute_hits = fewer
         # The nouns of stated values ("with 1 TB storage, how much?") name the variant;
         # the second reader reads the question without them, as the rules do.
         kept_ids = {id(h) for h in attribute_hits}
@@ -1148,8 +1110,6 @@ def _blank_spans(text: str, spans: Sequence[tuple[int, int]], blank: str = "_") 
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
 #: Units of a size by which a model is named (15-inch, 45 mm).
 _SIZE_UNITS = frozenset(("inch", "mm", "cm"))
-#: A model code: letters glued to digits (m3, s9, h2).
-_NAME_CODE = re.compile(r"(?<![a-z0-9])[a-z]+\d+[a-z]?(?![a-z0-9])")
 
 
 def _spec_values(

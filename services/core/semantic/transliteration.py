@@ -346,15 +346,10 @@ class PinyinNames:
         runs |= {b for b in brand_words if not b.isascii() and any(b in r for r in runs)}
         found: dict[str, set[tuple[str, frozenset[int]]]] = {}
         for run in sorted(runs):
-            syllables = lazy_pinyin(run, style=Style.NORMAL)
-            if (
-                len(syllables) != len(run)
-                or len(syllables) > _MAX_SYLLABLES
-                or not all(s.isascii() and s.isalpha() for s in syllables)
-            ):
+            form = _pinyin_form(run)
+            if form is None:
                 continue
-            cuts = frozenset(sum(len(s) for s in syllables[: i + 1]) for i in range(len(syllables)))
-            joined = "".join(syllables)
+            joined, cuts = form
             if joined not in kept:
                 found.setdefault(joined, set()).add((joined if joined in latin else run, cuts))
         # A spelling two catalog words share names neither.
@@ -368,7 +363,7 @@ class PinyinNames:
         spelt: dict[str, set[tuple[str, frozenset[int]]]] = {}
         for run in {*(p for p in phrases if _CJK_ONLY.fullmatch(p)), *_NUMERALS}:
             form = _pinyin_form(run)
-            if form is not None and form[0] not in kept | latin | written:
+            if form is not None and not (form[0] in kept or form[0] in latin or form[0] in written):
                 spelt.setdefault(form[0], set()).add((run, form[1]))
         self._phrases = {
             k: next(iter(v)) for k, v in spelt.items() if len(v) == 1 and k not in self._forms
