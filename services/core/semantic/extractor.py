@@ -513,31 +513,6 @@ class SemanticExtractor:
             if (word := match.group().lower()) in self._known_words
         )
 
-    def _foreign_size(
-        self, norm: str, mentions: Sequence[Mention], hits: Sequence[Hit]
-    ) -> str | None:
-        """ "15寸的MacBook Air": a measure in a unit, written before a product's name as its
-        modifier, that is not the product's own single value names a model we do not
-        sell (a size the catalog's product does not come in). Rounded figures of its own
-        value ("13寸的" of 13.6) are its own."""
-        for mention in mentions:
-            specs = self._specs.get(mention.product_id or "", {})
-            for hit in hits:
-                if not hit.label.startswith(UNIT_VALUE_MARK) or hit.end > mention.start:
-                    continue
-                if norm[hit.end : mention.start].strip(" -的") != "":
-                    continue
-                spec = specs.get(parse_label(hit.label).name)
-                if not isinstance(spec, Mapping) or spec.get("unit") not in _SIZE_UNITS:
-                    continue  # a size names a model; "5000毫安的" is a (mis)stated spec
-                value = spec.get("value")
-                number = _NUMBER.search(hit.text)
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not number:
-                    continue
-                if abs(float(number.group()) - float(value)) >= 1:
-                    return f"a {hit.text} {mention.product_id} does not come in"
-        return None
-
     def _named_beside(
         self, masked: str, attribute_words: Callable[[], list[Hit]]
     ) -> list[tuple[int, int]]:
@@ -708,10 +683,6 @@ class SemanticExtractor:
             structural["compare"] = f"several values of {', '.join(reading.conflicting_keys())}"
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
-        if len(product_ids) == 1 and "unknown_product" not in structural:
-            foreign = self._foreign_size(norm, scan.products, attribute_words())
-            if foreign is not None:
-                structural["unknown_product"] = foreign
         gate_text = _blank_words(masked, trademarks)
         gate_text = _blank_spans(gate_text, self._named_beside(masked, attribute_words))
         bypass = self._gate.first_bypass(gate_text, boundaries, structural)
@@ -1108,8 +1079,6 @@ def _blank_spans(text: str, spans: Sequence[tuple[int, int]], blank: str = "_") 
 
 
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
-#: Units of a size by which a model is named (15-inch, 45 mm).
-_SIZE_UNITS = frozenset(("inch", "mm", "cm"))
 
 
 def _spec_values(
