@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from services.core.semantic.normalise import TextNormaliser, parse_chinese_numeral
@@ -275,17 +276,7 @@ class ProductMatcher:
         # written in capitals and in context (``context_mentions``; the extractor decides).
         capital: defaultdict[str, set[str]] = defaultdict(set)
         for key in listed:
-            if (
-                len(key) == 2
-                and len(key[0]) >= 3
-                and key[0].isascii()
-                and key[0].isalpha()
-                and key[0] not in variant_tokens
-                and key[0] not in brand_tokens
-                and len(key[1]) == 1
-                and key[1].isascii()
-                and key[1].isalpha()
-            ):
+            if _series_and_model_letter(key, variant_tokens, brand_tokens):
                 capital[key[0][0] + key[1]].update(aliases.get(key, set()))
         self._capital_initials = {
             short: next(iter(ids))
@@ -1784,17 +1775,7 @@ def _abbreviated(
             short = (word[0], *key[cut:])
             for prefix in ((), *brands):
                 found.setdefault((*prefix, *short), set()).update(ids)
-        elif (
-            len(key) == 2
-            and len(key[0]) >= 3
-            and key[0].isascii()
-            and key[0].isalpha()
-            and key[0] not in variant_tokens
-            and key[0] not in brand_tokens
-            and len(key[1]) == 1
-            and key[1].isascii()
-            and key[1].isalpha()
-        ):
+        elif _series_and_model_letter(key, variant_tokens, brand_tokens):
             # "Model Y" → "my": the series initial and the model letter, one word; only
             # after a Chinese word of the brand (特斯拉my): alone, or after "tesla" ("tesla
             # my car"), it is an English word.
@@ -1912,3 +1893,21 @@ def _expand(
             ):
                 with_brands.add(rest)
     return variants | with_brands
+
+
+def _series_and_model_letter(
+    key: tuple[str, ...], variant_tokens: AbstractSet[str], brand_tokens: AbstractSet[str]
+) -> bool:
+    """A listed name that is a Latin series word and one model letter ("model y"), whose
+    initials form a short form ("my")."""
+    return (
+        len(key) == 2
+        and len(key[0]) >= 3
+        and key[0].isascii()
+        and key[0].isalpha()
+        and key[0] not in variant_tokens
+        and key[0] not in brand_tokens
+        and len(key[1]) == 1
+        and key[1].isascii()
+        and key[1].isalpha()
+    )
