@@ -15,16 +15,8 @@ from services.core.semantic.extractor import SemanticExtractor
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint
 from services.core.semantic.phrases import Hit
 from services.core.semantic.reader import _ContextRing
-
-
-def _intent(extractor: SemanticExtractor, question: str) -> str | None:
-    decision = extractor.decide(question)
-    return decision.intent if isinstance(decision, Bypass) else None
-
-
-def _key(extractor: SemanticExtractor, question: str) -> str | None:
-    decision = extractor.decide(question)
-    return decision.cid if isinstance(decision, Fingerprint) else None
+from tests.unit.semantic.decisions import decided_bypass as _intent
+from tests.unit.semantic.decisions import decided_cid as _key
 
 
 @pytest.mark.parametrize(

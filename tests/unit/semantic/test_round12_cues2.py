@@ -10,18 +10,9 @@ import pytest
 
 from services.core.semantic.admission import only_set_aside
 from services.core.semantic.extractor import SemanticExtractor
-from services.core.semantic.fingerprint import Bypass, Fingerprint
 from services.core.semantic.phrases import Hit
-
-
-def _intent(extractor: SemanticExtractor, question: str) -> str | None:
-    decision = extractor.decide(question)
-    return decision.intent if isinstance(decision, Bypass) else None
-
-
-def _key(extractor: SemanticExtractor, question: str) -> str | None:
-    decision = extractor.decide(question)
-    return decision.cid if isinstance(decision, Fingerprint) else None
+from tests.unit.semantic.decisions import decided_bypass as _intent
+from tests.unit.semantic.decisions import decided_cid as _key
 
 
 @pytest.mark.parametrize(
