@@ -670,10 +670,9 @@ class ProductMatcher:
         if end >= len(tokens) or not tokens[end].adjacent:
             return None
         name = [t.text for t in tokens[start:end] if t.text not in self._filler]
-        for nickname, alternatives in self._nicknames:
-            if _starts_with(tokens, end, nickname):
-                found = frozenset().union(*(self._exact([*name, *alt]) for alt in alternatives))
-                return end + len(nickname), found
+        nicknamed = self._nickname_at(tokens, end, name)
+        if nicknamed is not None:
+            return nicknamed
         nxt = tokens[end]
         if (
             tokens[end - 1].is_number
@@ -698,6 +697,17 @@ class ProductMatcher:
             return end + 1, self._exact([*name, word])
         return None
 
+    def _nickname_at(
+        self, tokens: Sequence[Token], at: int, name: Sequence[str]
+    ) -> tuple[int, frozenset[str]] | None:
+        """A variant nickname at tokens[at] after ``name``'s words: (index past it, the
+        products name + nickname names)."""
+        for nickname, alternatives in self._nicknames:
+            if _starts_with(tokens, at, nickname):
+                found = frozenset().union(*(self._exact([*name, *alt]) for alt in alternatives))
+                return at + len(nickname), found
+        return None
+
     def _configured_variant(
         self, tokens: Sequence[Token], start: int, end: int
     ) -> tuple[int, int, frozenset[str]] | None:
@@ -713,11 +723,8 @@ class ProductMatcher:
             if at >= len(tokens) or not tokens[at].attached:
                 return None
             name = [t.text for t in tokens[start:end] if t.text not in self._filler]
-            for nickname, alternatives in self._nicknames:
-                if _starts_with(tokens, at, nickname):
-                    found = frozenset().union(*(self._exact([*name, *alt]) for alt in alternatives))
-                    return at, at + len(nickname), found
-            return None
+            nicknamed = self._nickname_at(tokens, at, name)
+            return None if nicknamed is None else (at, *nicknamed)
         return None
 
     def _series_variant(self, name: Sequence[str], letter: str) -> str | None:
