@@ -243,7 +243,7 @@ class SlotLexicon:
             protected,
             spelling,
             transliterator,
-            number_heads(name_words),
+            spoken_number_heads(name_words, lexicon_doc.get("name_synonyms", ())),
             name_words,
             # biyadi han, xiao mi 14: the catalog's Chinese names spelt in pinyin
             PinyinNames(
@@ -464,6 +464,18 @@ def number_heads(names: Iterable[str]) -> list[str]:
     return found
 
 
+def spoken_number_heads(names: Iterable[str], groups: Iterable[Sequence[str]]) -> list[str]:
+    """The number heads of the names and the Latin name synonyms of each ("i phone" of
+    iphone): a number word after either is the model number (i phone sixteen)."""
+    heads = number_heads(names)
+    synonyms: list[str] = []
+    for group in groups:
+        words = [str(w).lower() for w in group]
+        if any(w in heads for w in words):
+            synonyms += [w for w in words if w.isascii() and w not in heads and w not in synonyms]
+    return [*heads, *synonyms]
+
+
 def _is_common(text: str, common: Mapping[str, int], english: Mapping[str, int]) -> bool:
     if text.isascii() and any(ch.isdigit() for ch in text):
         return False  # a model code ("h2", "ip68"), no word of either language
@@ -479,11 +491,12 @@ _COMMON_FREQUENCY = 50
 def numbered_synonyms(names: Iterable[str], groups: Iterable[Sequence[str]]) -> list[str]:
     """Chinese members of a name-synonym group one of whose Latin members a catalog name
     follows with a model number ("iPhone 15"): 爱疯 stands for iphone, so 爱疯十六 is 爱疯16,
-    as 苹果十六 is 苹果16."""
+    as 苹果十六 is 苹果16; also before a one-letter model code ("Galaxy S24"): 盖乐世 stands
+    for galaxy, so 盖乐世二十四 is 盖乐世24, the model number the code's letter is left off."""
     numbered = {
         match.group(1)
         for name in names
-        for match in re.finditer(r"([a-z][a-z ]*?)\s*\d", str(name).lower())
+        for match in re.finditer(r"([a-z][a-z ]*?)\s*(?:[a-z](?=\d))?\d", str(name).lower())
     }
     return [
         str(word)

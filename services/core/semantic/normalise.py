@@ -14,6 +14,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from rapidfuzz.distance import OSA
+
 from services.core.semantic.spelling import SpellingCorrector
 from services.core.semantic.transliteration import PinyinNames, Transliterator
 
@@ -123,6 +125,8 @@ _ORDINAL_WORD_GENERATION = re.compile(
 
 # A numeral is converted when it follows a Latin letter ("iphone十五", "pro二代") or
 # one of the series words handed in, or precedes one of these measure words.
+#: A series word of four letters or more and the model number after it in a name.
+_HEAD_AND_NUMBER = re.compile(r"(?<![a-z])([a-z]{4,})\s?(\d+)(?![\d.])")
 _UNIT_AFTER = ("代", "寸", "英寸", "毫米", "倍", "瓦", "核", "毫安", "赫兹")
 # A Latin unit written right after the numeral (一T, 二百五十六G, 五千mAh) makes it a
 # measure too: no ordinary word glues a numeral to a unit abbreviation.
@@ -175,7 +179,10 @@ class TextNormaliser:
     __slots__ = (
         "_context",
         "_look_alike",
+        "_misspelt_heads",
+        "_name_words",
         "_nicknames",
+        "_numbered_heads",
         "_pinyin",
         "_protected",
         "_series_words",
@@ -239,6 +246,18 @@ class TextNormaliser:
             if chinese_series
             else None
         )
+        # A series word and the model numbers the catalog's names write right after it
+        # (mate → 60): "meta60" is the Mate 60 misspelt, though "meta" is an English word.
+        numbered: dict[str, set[str]] = {}
+        for name in written:
+            for match in _HEAD_AND_NUMBER.finditer(name):
+                numbered.setdefault(match.group(1), set()).add(match.group(2))
+        self._numbered_heads = {k: frozenset(v) for k, v in numbered.items()}
+        name_words = {w for n in written for w in re.findall(r"[a-z]+", n)}
+        self._misspelt_heads = (
+            re.compile(r"(?<![a-z])([a-z]{4,})(\d+)(?![\d.])") if numbered else None
+        )
+        self._name_words = frozenset(name_words)
         # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
         protected_words = tuple(protected_words)
         self._protected = tuple(
@@ -259,6 +278,8 @@ class TextNormaliser:
             out = self._pinyin.replace(out)
         if self._spelling is not None:
             out = self._spelling.correct(out)
+        if self._misspelt_heads is not None:
+            out = self._misspelt_heads.sub(self._repair_head, out)
         if self._spoken_number is not None:
             out = self._spoken_number.sub(_spoken_model_number, out)
         if "byte" in out or "tb" in out or "gb" in out or "gig" in out:
@@ -282,6 +303,23 @@ class TextNormaliser:
         out = _GEN_NUMBER.sub(r" \1代", out)
         return _SPACES.sub(" ", out).strip()
 
+    def _repair_head(self, match: re.Match[str]) -> str:
+        """A word glued to a model number, one edit (OSA) from the one series word the
+        catalog's names write before that number, or its consonants with other vowels,
+        same first letter: that series word (mete60, meta60 → mate60). Glued to the
+        number it reads as no English word."""
+        word, number = match.group(1), match.group(2)
+        if word in self._name_words:
+            return match.group(0)
+        found = [
+            head
+            for head, numbers in self._numbered_heads.items()
+            if number in numbers
+            and head[0] == word[0]
+            and (OSA.distance(word, head) == 1 or _vowels_only_differ(word, head))
+        ]
+        return f"{found[0]}{number}" if len(found) == 1 else match.group(0)
+
     def _convert_numeral(self, match: re.Match[str]) -> str:
         run = match.group(0)
         text = match.string
@@ -290,6 +328,8 @@ class TextNormaliser:
         ):
             return run
         tail = ""
+        if text.startswith(_NUMERAL_FUNCTION_WORDS, match.start()):
+            return run  # 苹果一样吗: the numeral opens a function word (一样), no number
         if len(run) > 1 and text.startswith(_NUMERAL_FUNCTION_WORDS, match.end() - 1):
             run, tail = run[:-1], run[-1]
         elif len(run) > 1 and self._protected:
@@ -350,6 +390,16 @@ class TextNormaliser:
             for k in range(1, len(word))
             for size in range(len(word) - k + 1, _MAX_WORD + 1)
         )
+
+
+def _vowels_only_differ(word: str, other: str) -> bool:
+    """Same length, same consonants in the same places: only vowels changed (meta, mate)."""
+    return len(word) == len(other) and all(
+        a == b or (a in _VOWELS and b in _VOWELS) for a, b in zip(word, other, strict=True)
+    )
+
+
+_VOWELS = frozenset("aeiou")
 
 
 def _digit_look_alike(match: re.Match[str]) -> str:

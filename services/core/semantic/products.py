@@ -419,6 +419,16 @@ class ProductMatcher:
                 self._shortened.add(key)
                 self._initialled.setdefault(key, self._shown_name.get(product_id, ""))
         self._context_names = {ch: next(iter(ids)) for ch, ids in one_char.items() if len(ids) == 1}
+        # A name's words said in another order ("M3的14英寸MacBook Pro" for "14英寸MacBook
+        # Pro M3"): the same words, each as often, as the names of one product, with a
+        # number among them; every name and its size-first form, by their sorted words.
+        bags: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        for key, ids in (*aliases.items(), *sized.items()):
+            if len(key) >= 3 and any(t[:1].isdigit() for t in key):
+                bags[tuple(sorted(key))].update(ids)
+        self._bags = {k: frozenset(v) for k, v in bags.items()}
+        self._bag_words = frozenset(t for k in self._bags for t in k)
+        self._longest_bag = max((len(k) for k in self._bags), default=0)
         # The same for a name's model letter and number with the words before them left
         # out ("s9" of "Apple Watch S9"): other brands' models are called so too (a
         # Galaxy S9), so only in context; shown to the reader as the product's first name.
@@ -650,6 +660,65 @@ class ProductMatcher:
             key=lambda item: -len(item[0]),
         )
 
+    def _reordered(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
+        """A run of name words from tokens[start] (fillers such as 的 between them) that
+        holds exactly the words of one product's name in another order; several
+        products' names: an ambiguous name. Only a name word with a number among the
+        words of the run; the longest such run wins. The run must start with what a name
+        says last, its size or model code (14寸…, M3的…): "airpods 2 pro" stays the
+        AirPods 2, a model we do not sell, never the Pro 2."""
+        first = tokens[start]
+        sized_first = (
+            first.is_number
+            and start + 1 < len(tokens)
+            and tokens[start + 1].text in _SIZE_WORDS | {"英"}
+        )
+        coded_first = first.is_latin and len(first.text) == 1 and _glued_number(tokens, start + 1)
+        if first.text not in self._bag_words or not (sized_first or coded_first):
+            return None
+        words: list[str] = []
+        ends: list[int] = []
+        index = start
+        while index < len(tokens) and len(words) < self._longest_bag:
+            token = tokens[index]
+            if index > start and not token.adjacent:
+                break
+            if token.text in self._filler and index > start:
+                index += 1
+                continue
+            if token.text not in self._bag_words:
+                break
+            words.append(token.text)
+            index += 1
+            ends.append(index)
+        for size in range(len(words), 2, -1):
+            ids = self._bags.get(tuple(sorted(words[:size])))
+            if not ids:
+                continue
+            span = (tokens[start].start, tokens[ends[size - 1] - 1].end)
+            if len(ids) != 1:
+                return Mention(*span, reason="ambiguous name"), ends[size - 1]
+            (product_id,) = ids
+            shown = self._shown_name.get(product_id, "")
+            return Mention(*span, product_id, "", True, shown), ends[size - 1]
+        return None
+
+    def _overlapping_end(
+        self, tokens: Sequence[Token], start: int, end: int, ids: frozenset[str]
+    ) -> int:
+        """The end of a longer alias of the same product that starts inside the name
+        tokens[start:end] ("ThinkPad X1 Carbon 2024款": the alias "X1 Carbon 2024款"
+        carries on past "ThinkPad X1 Carbon"): the two names overlap into one."""
+        if end >= len(tokens) or not tokens[end].adjacent:
+            return end
+        for inner in range(start + 1, end):
+            if tokens[inner].text not in self._alias_trie:
+                continue
+            longer = self._walk(self._alias_trie, tokens, inner)
+            if longer is not None and longer[0] > end and longer[1] == ids:
+                return longer[0]
+        return end
+
     def _exact(self, key: Sequence[str]) -> frozenset[str]:
         node: TokenTrie | frozenset[str] = self._alias_trie
         for token in key:
@@ -674,18 +743,22 @@ class ProductMatcher:
         if nicknamed is not None:
             return nicknamed
         nxt = tokens[end]
+        detached = self._detached_letter(tokens, end)
         if (
             tokens[end - 1].is_number
-            and nxt.attached
+            and (nxt.attached or detached)
             and nxt.is_latin
             and len(nxt.text) == 1
             and nxt.text in self._variant_letters
             and not _glued_number(tokens, end + 1)
         ):
             return end + 1, self._exact([*name, self._variant_letters[nxt.text]])
+        if detached and len(self._series_variants(name, nxt.text)) > 1:
+            # "iPhone 16 P": Pro or Plus, both sold; neither reading is safe
+            return end + 1, frozenset()
         if (
             tokens[end - 1].is_number
-            and nxt.attached
+            and (nxt.attached or detached)
             and nxt.is_latin
             and len(nxt.text) == 1
             and nxt.text not in self._suffix_letters
@@ -727,16 +800,45 @@ class ProductMatcher:
             return None if nicknamed is None else (at, *nicknamed)
         return None
 
+    def _detached_letter(self, tokens: Sequence[Token], end: int) -> bool:
+        """A single letter set apart by a space after a model number ("S24 U", "15 P")
+        that can only abbreviate a word: no English one-letter word (a, I), and what
+        follows it ends the name (punctuation, the end, Chinese, a number) or opens a
+        phrase of the vocabulary ("15 P refresh rate"; "S24 u know" stays chat)."""
+        nxt = tokens[end]
+        if (
+            nxt.attached
+            or not nxt.adjacent
+            or not tokens[end - 1].is_number
+            or not nxt.is_latin
+            or len(nxt.text) != 1
+            or nxt.text in _ENGLISH_LETTER_WORDS
+        ):
+            return False
+        following = tokens[end + 1] if end + 1 < len(tokens) else None
+        return (
+            following is None
+            or not following.adjacent
+            or following.is_cjk
+            or self._phrase_follows(tokens, end + 1)
+        )
+
     def _series_variant(self, name: Sequence[str], letter: str) -> str | None:
         """The one variant word starting with ``letter`` that the catalog lists right after
         this series' name ("15p": the iPhone 15 has a Pro and no Plus, so P is Pro); None
         when the series has none or several (then the letter stays unread)."""
+        words = self._series_variants(name, letter)
+        return words[0] if len(words) == 1 else None
+
+    def _series_variants(self, name: Sequence[str], letter: str) -> list[str]:
+        """The variant words starting with ``letter`` that the catalog lists right after
+        this series' name."""
         node: TokenTrie | frozenset[str] = self._alias_trie
         for token in name:
             assert isinstance(node, dict)
             child = node.get(token)
             if child is None:
-                return None
+                return []
             node = child
         assert isinstance(node, dict)
         words = [
@@ -746,8 +848,7 @@ class ProductMatcher:
         ]
         # A glued compound ("promax" beside "pro") is two words, abbreviated by two letters
         # ("pm"); one letter abbreviates the single word.
-        words = [w for w in words if not any(o != w and w.startswith(o) for o in words)]
-        return words[0] if len(words) == 1 else None
+        return [w for w in words if not any(o != w and w.startswith(o) for o in words)]
 
     def _tail_after_brand(
         self, tokens: Sequence[Token], brand: str, end: int
@@ -916,6 +1017,8 @@ class ProductMatcher:
             found = self._walk(self._alias_trie, tokens, index)
             if found is not None:
                 end, ids = found
+                if len(ids) == 1:
+                    end = self._overlapping_end(tokens, index, end, ids)
                 variant = self._variant_after(tokens, index, end) if len(ids) == 1 else None
                 configured = (
                     self._configured_variant(tokens, index, end)
@@ -1014,6 +1117,11 @@ class ProductMatcher:
                             )
                         )
                 index = end
+                continue
+            reordered = self._reordered(tokens, index)
+            if reordered is not None:
+                mention, index = reordered
+                (products if mention.product_id else unknown).append(mention)
                 continue
             bare = self._bare_tail(tokens, index)
             if bare is not None:
