@@ -245,9 +245,18 @@ class SlotLexicon:
             transliterator,
             spoken_number_heads(name_words, lexicon_doc.get("name_synonyms", ())),
             name_words,
-            # biyadi han, xiao mi 14: the catalog's Chinese names spelt in pinyin
+            # biyadi han, xiao mi 14: the catalog's Chinese names spelt in pinyin, and
+            # the vocabulary's Chinese name synonyms (aifeng: 爱疯, a name of the iPhone)
             PinyinNames(
-                name_words,
+                (
+                    *name_words,
+                    *(
+                        str(w)
+                        for group in lexicon_doc.get("name_synonyms", ())
+                        for w in group
+                        if _is_cjk(str(w))
+                    ),
+                ),
                 (w for ws in brands.values() for w in ws),
                 english_words or {},
                 raw,

@@ -874,6 +874,19 @@ class ProductMatcher:
                 ids = frozenset(i for i in ids if self._categories[i] == category)
             if ids:
                 return index + length, ids, index
+        if (
+            index + 1 < len(tokens)
+            and tokens[index].generation
+            and tokens[index + 1].adjacent
+            and tokens[index + 1].text in self._variant_words
+        ):
+            # "华为耳机三代pro": the generation said before the variant word its names
+            # write it after (FreeBuds Pro 3)
+            ids = self._tails.get((brand, (tokens[index + 1].text, tokens[index].text)))
+            if ids is not None and category is not None:
+                ids = frozenset(i for i in ids if self._categories[i] == category)
+            if ids:
+                return index + 2, ids, index
         return None
 
     def _nickname_tail(

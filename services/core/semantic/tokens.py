@@ -37,6 +37,8 @@ class Token:
     attached: bool
     #: True when only whitespace (no punctuation) separates it from the previous one.
     adjacent: bool
+    #: True for a number the generation word 代 followed (三代 → 3): the word is dropped.
+    generation: bool = False
 
     @property
     def is_number(self) -> bool:
@@ -100,6 +102,15 @@ class Tokeniser:
             adjacent = bool(out) and not gap.strip(_JOINERS)
             previous_end = end
             if word == _GENERATION_WORD and out and out[-1].is_number and adjacent:
+                number = out[-1]
+                out[-1] = Token(
+                    number.text,
+                    number.start,
+                    number.end,
+                    number.attached,
+                    number.adjacent,
+                    generation=True,
+                )
                 continue
             if (
                 out

@@ -3,8 +3,10 @@ word misspelt into another word glued to its model number (mote60), a name said 
 model code first (M3的13英寸MacBook Air), two aliases of one product that overlap
 (ThinkPad X1 Carbon 2024款), a Chinese numeral after a series synonym before a lettered
 model code (盖乐世二十四), a spoken number after a Latin synonym of a number head (i phone
-fifteen) and a numeral that opens a function word (苹果一样吗). Questions written for
-these tests, not taken from any labelled set; the camera catalog is invented."""
+fifteen), a Chinese name synonym in pinyin (aifeng), a generation said before the
+variant word (三代pro) and a numeral that opens a function word (苹果一样吗).
+Questions written for these tests, not taken from any labelled set; the camera catalog
+is invented."""
 
 from __future__ import annotations
 
@@ -39,6 +41,12 @@ from tests.unit.semantic.decisions import decided_bypass, decided_cid
         ("三星盖乐世二十四ultra多重", "samsung_galaxy_s24_ultra|weight|"),
         # "i phone" is iphone, so the number word after it is the model number
         ("i phone fifteen weight", "iphone_15|weight|"),
+        # a Chinese name synonym spelt in pinyin (爱疯, 盖乐世)
+        ("aifeng 16 weight", "iphone_16|weight|"),
+        ("gaileshi s24 weight", "samsung_galaxy_s24|weight|"),
+        # the generation said before the variant word the names write it after
+        ("华为耳机三代pro配色", "huawei_freebuds_pro_3|colors|"),
+        ("苹果耳机二代pro重量", "airpods_pro_2|weight|"),
     ],
 )
 def test_round9_names_are_read(extractor: SemanticExtractor, question: str, cid: str) -> None:
