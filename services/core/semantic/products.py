@@ -204,6 +204,12 @@ class ProductMatcher:
         droppable: set[tuple[str, ...]] = {
             k for k in (key_of(p) for p in droppable_words) if len(k) == 1
         }
+        # Said where no name writes it (苹果手表系列9), a droppable word before a number
+        # is passed over as the name's own would be dropped (苹果手表9).
+        self._droppable_keys = tuple(
+            sorted({k for k in (key_of(p) for p in droppable_words) if k}, key=len, reverse=True)
+        )
+        self._droppable_starts = frozenset(k[0] for k in self._droppable_keys)
         aliases: dict[tuple[str, ...], set[str]] = {}
         dropped_aliases: dict[tuple[str, ...], set[str]] = {}
         listed: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
@@ -702,6 +708,20 @@ class ProductMatcher:
             shown = self._shown_name.get(product_id, "")
             return Mention(*span, product_id, "", True, shown), ends[size - 1]
         return None
+
+    def _droppable_before_number(self, tokens: Sequence[Token], index: int) -> int:
+        """The length of a droppable word (系列, series) at tokens[index] that a model
+        number directly follows, else 0."""
+        for key in self._droppable_keys:
+            after = index + len(key)
+            if (
+                _starts_with(tokens, index, key)
+                and after < len(tokens)
+                and tokens[after].adjacent
+                and tokens[after].is_number
+            ):
+                return len(key)
+        return 0
 
     def _overlapping_end(
         self, tokens: Sequence[Token], start: int, end: int, ids: frozenset[str]
@@ -1613,6 +1633,11 @@ class ProductMatcher:
                 if index > start and token.text in self._filler:
                     index += 1  # "M3的MacBook Air"
                     continue
+                if index > start and token.text in self._droppable_starts:
+                    skipped = self._droppable_before_number(tokens, index)
+                    if skipped:
+                        index += skipped  # "苹果手表系列9": the name without the word
+                        continue
                 break
             assert isinstance(child, dict)
             node = child

@@ -4,9 +4,9 @@ model code first (M3的13英寸MacBook Air), two aliases of one product that ove
 (ThinkPad X1 Carbon 2024款), a Chinese numeral after a series synonym before a lettered
 model code (盖乐世二十四), a spoken number after a Latin synonym of a number head (i phone
 fifteen), a Chinese name synonym in pinyin (aifeng), a generation said before the
-variant word (三代pro) and a numeral that opens a function word (苹果一样吗).
-Questions written for these tests, not taken from any labelled set; the camera catalog
-is invented."""
+variant word (三代pro), a droppable word before the number (手表系列9) and a numeral
+that opens a function word (苹果一样吗). Questions written for these tests, not taken
+from any labelled set; the camera catalog is invented."""
 
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ from tests.unit.semantic.decisions import decided_bypass, decided_cid
         # the generation said before the variant word the names write it after
         ("华为耳机三代pro配色", "huawei_freebuds_pro_3|colors|"),
         ("苹果耳机二代pro重量", "airpods_pro_2|weight|"),
+        # a droppable word (系列) before the number where no name writes it
+        ("苹果手表系列9 41毫米多重", "apple_watch_series_9|weight|case_size=41mm"),
     ],
 )
 def test_round9_names_are_read(extractor: SemanticExtractor, question: str, cid: str) -> None:
