@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from services.core.semantic.normalise import TextNormaliser, parse_chinese_numeral
 from services.core.semantic.tokens import Token, Tokeniser
+from services.core.semantic.transliteration import opens_a_word, vocabulary_openings
 
 _END = "\x00"
 _SIZE_WORDS = frozenset({"寸", "吋", "inch"})
@@ -188,6 +189,9 @@ class ProductMatcher:
         # unless an English spec phrase follows.
         self._adjective_suffixes = frozenset(w.lower() for w in adjective_suffixes)
         suffix_starts |= self._adjective_suffixes
+        suffix_exceptions = tuple(suffix_exceptions)
+        # where a Chinese word of the vocabulary may start (多重 of 多重, 续航)
+        self._openings = vocabulary_openings(suffix_exceptions)
         phrase_keys = {key_of(p) for p in suffix_exceptions}
         self._phrase_starts = frozenset(k[0] for k in phrase_keys if k and k[0].isascii())
         exceptions: dict[str, list[tuple[str, ...]]] = {}
@@ -836,6 +840,11 @@ class ProductMatcher:
         ):
             return False
         following = tokens[end + 1] if end + 1 < len(tokens) else None
+        if following is not None and following.is_cjk and following.attached:
+            # a letter that starts a Chinese word (p图, k歌) is no variant: what follows
+            # must open a word of the question (S24 U多重)
+            rest = "".join(t.text for t in tokens[end + 1 : end + 3] if t.is_cjk and t.attached)
+            return opens_a_word(rest, self._openings)
         return (
             following is None
             or not following.adjacent

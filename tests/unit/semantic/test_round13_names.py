@@ -160,3 +160,10 @@ def test_a_set_apart_letter_two_variants_start_with_is_no_name(
 ) -> None:
     # P is Pro or Plus, both sold: neither, and never the plain Vista 8
     assert not isinstance(camera_extractor.decide("Vista 8 P price"), Fingerprint)
+
+
+def test_a_set_apart_letter_that_starts_a_chinese_word_is_no_variant(
+    extractor: SemanticExtractor,
+) -> None:
+    # p图 ("edit a photo") starts with the letter: never read as the Pro
+    assert decided_cid(extractor, "苹果15 p图多少钱") != "iphone_15_pro|price|"
