@@ -32,7 +32,13 @@ from services.core.semantic.admission import (
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
 from services.core.semantic.constraints import ConstraintResolver, variant_name_end
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
-from services.core.semantic.lexicon import UNIT_VALUE_MARK, AttributeSpec, SlotLexicon, parse_label
+from services.core.semantic.lexicon import (
+    UNIT_VALUE_MARK,
+    AttributeSpec,
+    SlotLexicon,
+    parse_label,
+    standard_forms,
+)
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
 from services.core.semantic.products import (
@@ -419,6 +425,8 @@ class SemanticExtractor:
             if word.endswith("n") and masked.startswith("'t", match.end()):
                 continue  # the "didn" of "didn't": a negated auxiliary
             if word not in self._known_words and word not in self._english:
+                if any(form in self._english for form in standard_forms(word)):
+                    continue  # "neighbour", "yrs": a British spelling or an abbreviation
                 return word
         return None
 
