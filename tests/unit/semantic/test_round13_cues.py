@@ -49,6 +49,12 @@ from tests.unit.semantic.decisions import decided_cid as _key
         ("How heavy is the Xiaomi 14? I'm analysing a few phones", "xiaomi_14|weight|"),
         # A written abbreviation of a word of the vocabulary.
         ("mate 60 warranty, how many yrs?", "huawei_mate_60|warranty|"),
+        # Things bought from the shop in general are nobody's purchase.
+        ("is the warranty the same for items purchased at your website?", "null|warranty|"),
+        # Everyday policy wording: a price drop after the purchase, how long until an
+        # order gets to people.
+        ("what if it drops in price and gets cheaper days after buying?", "null|price_protection|"),
+        ("how long does it normally take before parcels get to customers?", "null|delivery_time|"),
         # "多少g" asks a weight or a storage size: two readings, no fingerprint (guard:
         # the second reader vetoed the price the rules read there); a letter no value
         # ends in is the unit asked.
