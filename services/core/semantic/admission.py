@@ -219,6 +219,23 @@ def only_set_aside(hits: Sequence[Hit], text: str) -> bool:
     )
 
 
+#: English adjective endings: an attribute phrase ending in one names a property
+#: ("water resistant", "waterproof"), not a thing ("battery", "storage").
+_ADJECTIVE_END = re.compile(r"(?:proof|ant|ent|ible|able|ive|ous)$")
+
+
+def only_rating_asked(hits: Sequence[Hit], text: str, attribute_hits: Sequence[Hit]) -> bool:
+    """Whether every cue in ``hits`` is "enough" right after an attribute phrase that is
+    an adjective: "water resistant enough for swimming" asks the rating the spec gives;
+    "is 256GB enough", "good enough for" stay a recommendation."""
+    adjectives = [a for a in attribute_hits if _ADJECTIVE_END.search(a.text.strip())]
+    return bool(hits) and all(
+        h.text.strip().startswith("enough")
+        and any(a.end <= h.start and not text[a.end : h.start].strip() for a in adjectives)
+        for h in hits
+    )
+
+
 def volatile_attributes(attributes: Mapping[str, Any]) -> frozenset[str]:
     """Attributes whose answer may change with the moment: every policy (a store rule) and
     each spec whose ``attributes.json`` description sends some of its questions to the

@@ -26,6 +26,7 @@ from services.core.semantic.admission import (
     AdmissionGate,
     AdmissionPolicy,
     only_present_time,
+    only_rating_asked,
     only_set_aside,
     volatile_attributes,
 )
@@ -715,6 +716,19 @@ class SemanticExtractor:
                 bypass = self._gate.first_bypass(
                     gate_text, boundaries, structural, skip=frozenset(("compare",))
                 )
+        if (
+            bypass is not None
+            and bypass[0] == "recommend"
+            and only_rating_asked(
+                self._gate.hits("recommend", gate_text, boundaries),
+                gate_text,
+                [h for h in attribute_words() if parse_label(h.label).kind == "strong"],
+            )
+        ):
+            # "water resistant enough for swimming": the rating the spec gives is asked.
+            bypass = self._gate.first_bypass(
+                gate_text, boundaries, structural, skip=frozenset(("recommend",))
+            )
         if (
             bypass is not None
             and bypass[0] == "realtime"

@@ -55,6 +55,11 @@ from tests.unit.semantic.decisions import decided_cid as _key
         # order gets to people.
         ("what if it drops in price and gets cheaper days after buying?", "null|price_protection|"),
         ("how long does it normally take before parcels get to customers?", "null|delivery_time|"),
+        # "enough" after a property adjective of the vocabulary asks its rating.
+        (
+            "is the galaxy s24 water resistant enough for snorkelling?",
+            "samsung_galaxy_s24|water_resistance|",
+        ),
         # "多少g" asks a weight or a storage size: two readings, no fingerprint (guard:
         # the second reader vetoed the price the rules read there); a letter no value
         # ends in is the unit asked.
@@ -77,6 +82,9 @@ def test_round13_keys(extractor: SemanticExtractor, question: str, key: str | No
         # Whether something is enough, which one to buy.
         ("小米14 256G够打游戏吗", "recommend"),
         ("华为GT4买46mm的好吗", "recommend"),
+        # ... while "enough" after a value or a plain adjective stays a recommendation.
+        ("is the galaxy s24 good enough for gaming?", "recommend"),
+        ("is 512gb enough for the xiaomi 14?", "recommend"),
         # The progress of an application is the asker's own case.
         ("查一下价保申请的进度", "personal"),
         # A promotion gift is still real time (guard).
