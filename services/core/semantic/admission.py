@@ -194,9 +194,46 @@ _SET_ASIDE = re.compile(
 )
 
 
+#: A gift the asker gives, not one the shop adds: "a gift for my dad", "her birthday
+#: gift", "as a present"; the promotion sense ("any free gifts?") has no recipient.
+_GIFT = re.compile(r"(?:gifts?|presents?)")
+_RECIPIENT_AFTER = re.compile(r"\s+(?:for|to)\b")
+_GIVER_BEFORE = re.compile(r"(?:(?:'s|’s)|\b(?:my|his|her|our|their|as an?))\s+(?:[a-z]+\s+)?$")
+
+
+def _a_present(hit: Hit, text: str) -> bool:
+    """Whether ``hit`` is the word gift used for what the asker gives someone."""
+    if _GIFT.fullmatch(hit.text.strip()) is None:
+        return False
+    return bool(
+        _RECIPIENT_AFTER.match(text, hit.end)
+        or _GIVER_BEFORE.search(text, max(0, hit.start - 24), hit.start)
+    )
+
+
 def only_set_aside(hits: Sequence[Hit], text: str) -> bool:
-    """Whether every cue in ``hits`` is set aside by a negation right before it."""
-    return bool(hits) and all(_SET_ASIDE.search(text, max(0, h.start - 16), h.start) for h in hits)
+    """Whether every cue in ``hits`` is set aside: by a negation right before it, or as
+    the gift the asker gives someone (a purpose, not a promotion)."""
+    return bool(hits) and all(
+        _SET_ASIDE.search(text, max(0, h.start - 16), h.start) or _a_present(h, text) for h in hits
+    )
+
+
+#: English adjective endings: an attribute phrase ending in one names a property
+#: ("water resistant", "waterproof"), not a thing ("battery", "storage").
+_ADJECTIVE_END = re.compile(r"(?:proof|ant|ent|ible|able|ive|ous)$")
+
+
+def only_rating_asked(hits: Sequence[Hit], text: str, attribute_hits: Sequence[Hit]) -> bool:
+    """Whether every cue in ``hits`` is "enough" right after an attribute phrase that is
+    an adjective: "water resistant enough for swimming" asks the rating the spec gives;
+    "is 256GB enough", "good enough for" stay a recommendation."""
+    adjectives = [a for a in attribute_hits if _ADJECTIVE_END.search(a.text.strip())]
+    return bool(hits) and all(
+        h.text.strip().startswith("enough")
+        and any(a.end <= h.start and not text[a.end : h.start].strip() for a in adjectives)
+        for h in hits
+    )
 
 
 def volatile_attributes(attributes: Mapping[str, Any]) -> frozenset[str]:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from services.core.semantic.lexicon import (
+    UNIT_ASKED_MARK,
     UNSUPPORTED,
     AttributeSpec,
     Label,
@@ -68,6 +69,7 @@ class AttributeResolver:
         constraint_keys: Iterable[str],
         text: str = "",
     ) -> AttributeChoice:
+        stated_keys = frozenset(constraint_keys)
         labelled = [(hit, parse_label(hit.label)) for hit in _outermost_and_rivals(hits)]
         labelled = [(h, lab) for h, lab in labelled if lab.applies_to(category)]
         labelled = self._without_unit_readings(labelled, category)
@@ -79,6 +81,7 @@ class AttributeResolver:
             return {a for a in named if self._applies(a, category)}, named
 
         strong, strong_named = pick("strong")
+        strong = self._without_variant_keys(strong, stated_keys)
         if strong:
             # "保修期内坏了找谁修": a cue inside a time frame ("within the warranty
             # period") states when, not what is asked: it dominates no other cue.
@@ -104,7 +107,7 @@ class AttributeResolver:
                 # patterns read, which settles the attribute as a stated value does.
                 return AttributeChoice(choice.attribute, choice.reason, choice.hits, True)
             return choice
-        implied = {self._topic_attribute[k] for k in constraint_keys if k in self._topic_attribute}
+        implied = {self._topic_attribute[k] for k in stated_keys if k in self._topic_attribute}
         implied = {a for a in implied if self._applies(a, category)}
         if len(implied) == 1:
             return self._choose(implied, labelled, "implied")
@@ -119,10 +122,26 @@ class AttributeResolver:
             )
         weak, weak_named = pick("weak")
         if weak:
-            return self._choose(weak, labelled, "weak")
+            choice = self._choose(weak, labelled, "weak")
+            # "how long is it in mm": the unit asked names the attribute as a stated
+            # value's unit does (a unit only that attribute uses in the category).
+            asked = any(parse_label(h.label).value == UNIT_ASKED_MARK for h in choice.hits)
+            return AttributeChoice(choice.attribute, choice.reason, choice.hits, asked)
         if strong_named or values_named or weak_named:
             return AttributeChoice(None, "attribute does not apply to this product")
         return AttributeChoice(None, "no attribute found")
+
+    def _without_variant_keys(self, candidates: set[str], stated_keys: frozenset[str]) -> set[str]:
+        """Drop an attribute that is also a key whose value the question states, when
+        another candidate varies by that key: in "the biggest storage, the 1 TB one: list
+        price?" the storage words pick the variant whose price is asked."""
+        dropped = {
+            a
+            for a in candidates
+            if a in stated_keys
+            and any(a in self._specs[b].constraint_keys for b in candidates if b != a)
+        }
+        return candidates - dropped if dropped < candidates else candidates
 
     def _without_unit_readings(
         self, labelled: Sequence[tuple[Hit, Label]], category: str | None

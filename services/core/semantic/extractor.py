@@ -26,13 +26,20 @@ from services.core.semantic.admission import (
     AdmissionGate,
     AdmissionPolicy,
     only_present_time,
+    only_rating_asked,
     only_set_aside,
     volatile_attributes,
 )
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
 from services.core.semantic.constraints import ConstraintResolver, variant_name_end
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
-from services.core.semantic.lexicon import UNIT_VALUE_MARK, AttributeSpec, SlotLexicon, parse_label
+from services.core.semantic.lexicon import (
+    UNIT_VALUE_MARK,
+    AttributeSpec,
+    SlotLexicon,
+    parse_label,
+    standard_forms,
+)
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
 from services.core.semantic.products import (
@@ -419,6 +426,8 @@ class SemanticExtractor:
             if word.endswith("n") and masked.startswith("'t", match.end()):
                 continue  # the "didn" of "didn't": a negated auxiliary
             if word not in self._known_words and word not in self._english:
+                if any(form in self._english for form in standard_forms(word)):
+                    continue  # "neighbour", "yrs": a British spelling or an abbreviation
                 return word
         return None
 
@@ -707,6 +716,19 @@ class SemanticExtractor:
                 bypass = self._gate.first_bypass(
                     gate_text, boundaries, structural, skip=frozenset(("compare",))
                 )
+        if (
+            bypass is not None
+            and bypass[0] == "recommend"
+            and only_rating_asked(
+                self._gate.hits("recommend", gate_text, boundaries),
+                gate_text,
+                [h for h in attribute_words() if parse_label(h.label).kind == "strong"],
+            )
+        ):
+            # "water resistant enough for swimming": the rating the spec gives is asked.
+            bypass = self._gate.first_bypass(
+                gate_text, boundaries, structural, skip=frozenset(("recommend",))
+            )
         if (
             bypass is not None
             and bypass[0] == "realtime"

@@ -31,6 +31,9 @@ from services.core.semantic.transliteration import (
 UNSUPPORTED = "_unsupported"
 #: Label prefix of a value cue typed by a unit that one attribute alone uses in a category.
 UNIT_VALUE_MARK = "##"
+#: Marks a weak cue that is the unit asked for ("多少瓦时", "in mm"): the unit names the
+#: attribute as a stated value's unit does.
+UNIT_ASKED_MARK = "^^"
 _ANNOTATED = re.compile(r"^(?P<phrase>.+?)\s*[((](?P<note>[^()()]+)[))]\s*$")
 
 
@@ -69,6 +72,8 @@ def parse_label(label: str) -> Label:
     if "=" in body:
         key, _, value = body.partition("=")
         return Label("constraint", key, value, categories)
+    if body.startswith("~" + UNIT_ASKED_MARK):
+        return Label("weak", body[1 + len(UNIT_ASKED_MARK) :], UNIT_ASKED_MARK, categories)
     if body.startswith("~"):
         return Label("weak", body[1:], "", categories)
     if body.startswith(UNIT_VALUE_MARK):
@@ -85,7 +90,41 @@ _ABBREVIATIONS = {
     "included": ("incl", "incl."),
     "hours": ("hrs",),
     "hour": ("hr",),
+    "years": ("yrs",),
+    "year": ("yr",),
+    "minutes": ("mins",),
 }
+#: British spellings and the American forms a US word list has (neighbour → neighbor,
+#: authorised → authorized, centre → center, analyse → analyze, catalogue → catalog,
+#: travelling → traveling, licence → license): suffix rules, tried in turn.
+_BRITISH_TO_AMERICAN = (
+    (re.compile(r"(?<=[a-z])our(?=s?$|ed$|ing$|ite|able|ful|less)"), "or"),
+    (re.compile(r"(?<=[a-z]{2})is(?=e$|es$|ed$|ing$|er$|ers$|ation$|ations$)"), "iz"),
+    (re.compile(r"(?<=[a-z])ys(?=e$|es$|ed$|ing$)"), "yz"),
+    (re.compile(r"(?<=[a-z]{2})tre(?=s?$)"), "ter"),
+    (re.compile(r"(?<=[a-z]{2})ogue(?=s?$)"), "og"),
+    (re.compile(r"(?<=[aeiou])ll(?=ed$|ing$|er$|ers$)"), "l"),
+    (re.compile(r"(?<=[a-z]{2})ence(?=s?$)"), "ense"),
+)
+
+
+def american_spellings(word: str) -> tuple[str, ...]:
+    """The American forms of a British spelling of ``word`` (none if it is not one)."""
+    forms = []
+    for pattern, replacement in _BRITISH_TO_AMERICAN:
+        form = pattern.sub(replacement, word, count=1)
+        if form != word:
+            forms.append(form)
+    return tuple(forms)
+
+
+def standard_forms(word: str) -> tuple[str, ...]:
+    """The words ``word`` is another way of writing: its American spellings and, for a
+    written abbreviation (yrs, incl), the words it abbreviates."""
+    expanded = tuple(full for full, shorts in _ABBREVIATIONS.items() if word in shorts)
+    return (*american_spellings(word), *expanded)
+
+
 #: Colloquial Chinese words and the written word they stand for (啥 is 什么 in chat).
 COLLOQUIAL = (("什么", "啥"),)
 
@@ -301,7 +340,14 @@ class SlotLexicon:
                 regex, cats = _pattern_entry(entry)
                 patterns.append((regex, _with_categories(f"#{attr_id}", cats)))
 
-        patterns.extend(_unit_patterns(spec_units or {}, lexicon_doc.get("units", {}), normaliser))
+        patterns.extend(
+            _unit_patterns(
+                spec_units or {},
+                lexicon_doc.get("units", {}),
+                normaliser,
+                _value_letters(attributes_doc, norm),
+            )
+        )
         c_phrases: list[tuple[str, str]] = []
         value_phrases = _value_phrases(
             spec_values or {},
@@ -375,10 +421,30 @@ class SlotLexicon:
         return [p for p, _ in (*self.attribute_phrases, *self.constraint_phrases)]
 
 
+def _value_letters(
+    attributes_doc: Mapping[str, Any], norm: Callable[[str], str]
+) -> dict[str, set[str]]:
+    """Letter → the attributes that are also a constraint key one of whose value forms is
+    a number and that letter (256g: storage): "多少g" may ask for those too."""
+    ids = {str(a) for a in attributes_doc.get("attributes", {})}
+    out: dict[str, set[str]] = {}
+    for key, values in attributes_doc.get("constraint_values", {}).items():
+        if key not in ids:
+            continue
+        for forms_by_language in values.values():
+            for forms in forms_by_language.values():
+                for form in forms:
+                    match = re.search(r"\d\s*([a-z])$", norm(str(form)))
+                    if match:
+                        out.setdefault(match.group(1), set()).add(str(key))
+    return out
+
+
 def _unit_patterns(
     spec_units: Mapping[str, Mapping[str, frozenset[str]]],
     unit_forms: Mapping[str, Sequence[str]],
     normaliser: TextNormaliser,
+    value_letters: Mapping[str, set[str]] | None = None,
 ) -> list[tuple[str, str]]:
     """Value cues typed by the catalog's own units: "5000毫安" is a battery capacity because
     the catalog gives battery capacities in mAh. ``spec_units``: unit → attribute →
@@ -421,14 +487,23 @@ def _unit_patterns(
             + "|".join(re.escape(f) for f in forms if len(f) >= 2 or not f.isascii())
             + r")(?![a-z])"
         )
+        # "多少g": a one-letter unit right after a Chinese question word is the unit asked
+        # too (a count of grams, not "how much money"); after an English one it is not
+        # ("how many g" is rare, "in m" a preposition). A letter that also ends a
+        # constraint value (256g) asks for that key's attribute as well: two readings.
+        letters = [f for f in forms if len(f) == 1 and f.isascii() and f.isalpha()]
+        if letters:
+            asked += r"|(?:多少|几)\s*(?:" + "|".join(re.escape(f) for f in letters) + r")(?![a-z])"
+            for rival in sorted({k for f in letters for k in (value_letters or {}).get(f, ())}):
+                out.append((r"(?:多少|几)\s*(?:" + "|".join(letters) + r")(?![a-z])", f"~{rival}"))
         for attribute, categories in sorted(by_attribute.items()):
             sole = sorted(c for c in categories if owners[(unit, c)] == {attribute})
             if sole:
                 out.append((regex, _with_categories(f"{UNIT_VALUE_MARK}{attribute}", sole)))
-                if any(len(f) >= 2 or not f.isascii() for f in forms):
+                if forms:
                     # Weak, like "多少": any phrase naming the attribute (or a constraint
                     # implying one) says more; it only outranks the shorter unit inside.
-                    out.append((asked, _with_categories(f"~{attribute}", sole)))
+                    out.append((asked, _with_categories(f"~{UNIT_ASKED_MARK}{attribute}", sole)))
     return out
 
 
