@@ -119,10 +119,12 @@ class PhraseSet:
         "_automaton",
         "_char_needs",
         "_digit_needs",
+        "_first_needs",
         "_group_of",
         "_groups",
         "_labels",
         "_led",
+        "_more_needs",
         "_short_cjk",
     )
 
@@ -149,9 +151,9 @@ class PhraseSet:
         # label do not matter), led ones alone.
         grouped: dict[str, list[tuple[int, str]]] = {}
         led: list[tuple[int, re.Pattern[str], frozenset[str], str]] = []
-        required: dict[int, Requirement | None] = {}
+        required: dict[int, tuple[Requirement, ...]] = {}
         for pattern_id, (pattern, label) in enumerate(patterns):
-            required[pattern_id] = requirement(pattern)
+            required[pattern_id] = requirements(pattern)
             first = first_characters(pattern) if scan_led_patterns_alone else None
             if first is not None:
                 led.append((pattern_id, re.compile(pattern), first, label))
@@ -167,23 +169,34 @@ class PhraseSet:
             for label, group in grouped.items()
         )
         self._group_of = {i: g for g, group in enumerate(self._groups) for i in group.alone}
-        self._always = frozenset(i for i, r in required.items() if r is None)
+        self._always = frozenset(i for i, r in required.items() if not r)
+        # Requirements by id: which characters and strings meet each, and the patterns
+        # whose first (most selective) requirement it is, with the ids of their others.
         char_needs: dict[str, list[int]] = {}
         string_needs: dict[str, list[int]] = {}
         digit_needs: list[int] = []
+        first_needs: dict[int, list[int]] = {}
+        more_needs: dict[int, frozenset[int]] = {}
+        requirement_id = 0
         for pattern_id, needed in required.items():
-            if needed is None:
-                continue
-            for ch in needed.chars:
-                char_needs.setdefault(ch, []).append(pattern_id)
-            for string in needed.strings:
-                string_needs.setdefault(string, []).append(pattern_id)
-            if needed.digit:
-                digit_needs.append(pattern_id)
+            need_ids = range(requirement_id, requirement_id + len(needed))
+            requirement_id += len(needed)
+            for need_id, need in zip(need_ids, needed, strict=True):
+                for ch in need.chars:
+                    char_needs.setdefault(ch, []).append(need_id)
+                for string in need.strings:
+                    string_needs.setdefault(string, []).append(need_id)
+                if need.digit:
+                    digit_needs.append(need_id)
+            if needed:
+                first_needs.setdefault(need_ids[0], []).append(pattern_id)
+                more_needs[pattern_id] = frozenset(need_ids[1:])
         self._char_needs = {ch: frozenset(ids) for ch, ids in char_needs.items()}
         self._digit_needs = frozenset(digit_needs)
+        self._first_needs = {i: tuple(p) for i, p in first_needs.items()}
+        self._more_needs = more_needs
         # Each key's value: its length when it is a phrase (0 otherwise) and the ids of
-        # the patterns that require it.
+        # the requirements it meets.
         empty: frozenset[int] = frozenset()
         keys = {p: (len(p), empty) for p in self._labels}
         for string, ids in string_needs.items():
@@ -197,7 +210,7 @@ class PhraseSet:
 
     def find(self, text: str, boundaries: frozenset[int]) -> list[Hit]:
         hits: list[Hit] = []
-        met = set(self._always)
+        needs_met: set[int] = set()
         if self._automaton is not None:
             longest: dict[int, int] = {}  # start → end of the longest phrase there
             for last, (size, needs) in self._automaton.iter(text):
@@ -206,7 +219,7 @@ class PhraseSet:
                     if longest.get(start, 0) <= last:
                         longest[start] = last + 1
                 if needs:
-                    met |= needs
+                    needs_met |= needs
             if longest:
                 self._literal_hits(text, boundaries, longest, hits)
         if not (self._groups or self._led):
@@ -214,9 +227,15 @@ class PhraseSet:
         present = frozenset(text)
         char_needs = self._char_needs
         for ch in present.intersection(char_needs):
-            met |= char_needs[ch]
+            needs_met |= char_needs[ch]
         if self._digit_needs and _DIGIT.search(text) is not None:
-            met |= self._digit_needs
+            needs_met |= self._digit_needs
+        met = set(self._always)
+        more_needs = self._more_needs
+        for need_id in needs_met:
+            for pattern_id in self._first_needs.get(need_id, ()):
+                if more_needs[pattern_id] <= needs_met:
+                    met.add(pattern_id)
         if not met:
             return hits
         chosen: dict[int, int] = {}  # group → the one pattern id met, -1 for several
@@ -325,44 +344,60 @@ def _first_of(items: list[tuple[Any, Any]]) -> set[int] | None:
 _MAX_CLASS = 1024
 
 
-def requirement(pattern: str) -> Requirement | None:
-    """Substrings one of which every match of ``pattern`` contains (a run of literal
-    characters, a class of literals, short ranges or ``\\d``, or an alternation of such),
-    read from the regex parser's tree; ``None`` when the pattern says none (a match may
-    be empty, or it ignores case)."""
+#: At most this many requirements per pattern (the most selective ones).
+_MAX_REQUIREMENTS = 3
+
+
+def requirements(pattern: str) -> tuple[Requirement, ...]:
+    """Requirements every match of ``pattern`` meets, most selective first: each a set
+    of substrings one of which the match contains (a run of literal characters, a class
+    of literals, short ranges or ``\\d``, or an alternation of such), read from the regex
+    parser's tree; none when the pattern says none (a match may be empty, or it ignores
+    case)."""
     try:
         parsed = sre_parser.parse(pattern)
     except re.error:
-        return None
+        return ()
     if parsed.state.flags & re.IGNORECASE:
-        return None
-    found = _required_in(list(parsed))
-    if found is None:
-        return None
-    chars, strings, digit = found
-    return Requirement(frozenset(chars), frozenset(strings), digit)
+        return ()
+    chosen: list[Requirement] = []
+    for chars, strings, digit in sorted(_options_in(list(parsed)), key=_selectivity, reverse=True):
+        found = Requirement(frozenset(chars), frozenset(strings), digit)
+        if found not in chosen:
+            chosen.append(found)
+    return tuple(chosen[:_MAX_REQUIREMENTS])
 
 
 _Found = tuple[set[str], set[str], bool]
 
 
-def _required_in(items: list[tuple[Any, Any]]) -> _Found | None:
-    """The most selective requirement of a sequence: any one item's requirement is one
-    of the whole sequence's."""
+def _options_in(items: list[tuple[Any, Any]]) -> list[_Found]:
+    """Requirements of a sequence: each item's, and those of the sequence inside a
+    group or repetition it must match."""
+    c = sre_constants
     options: list[_Found] = []
     run: list[str] = []
     for op, av in items:
-        if op is sre_constants.LITERAL:
+        if op is c.LITERAL:
             run.append(chr(av))
             continue
         if run:
             options.append(_literal_run(run))
             run = []
-        found = _required_of(op, av)
-        if found is not None:
+        if op is c.SUBPATTERN and not (av[1] | av[2]) & re.IGNORECASE:
+            options += _options_in(list(av[-1]))
+        elif (op is c.MAX_REPEAT or op is c.MIN_REPEAT) and av[0] >= 1:
+            options += _options_in(list(av[2]))
+        elif (found := _required_of(op, av)) is not None:
             options.append(found)
     if run:
         options.append(_literal_run(run))
+    return options
+
+
+def _required_in(items: list[tuple[Any, Any]]) -> _Found | None:
+    """The most selective requirement of a sequence."""
+    options = _options_in(items)
     return max(options, key=_selectivity) if options else None
 
 

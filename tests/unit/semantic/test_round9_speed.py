@@ -6,7 +6,9 @@ and phrases written for these tests, not taken from any labelled set."""
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 import pytest
@@ -17,8 +19,9 @@ from services.core.semantic.phrases import (
     Requirement,
     _clear_edges,
     _on_word,
-    requirement,
+    requirements,
 )
+from services.core.semantic.reader import _grams, _NaiveBayes, _NameContainment
 
 
 def _regex_find(
@@ -156,15 +159,34 @@ def test_overlapping_phrases_of_different_labels() -> None:
         ("(ab|cd)?efg", Requirement(frozenset(), frozenset({"efg"}))),
     ],
 )
-def test_requirement_of_a_pattern(pattern: str, expected: Requirement) -> None:
-    assert requirement(pattern) == expected
+def test_most_selective_requirement_of_a_pattern(pattern: str, expected: Requirement) -> None:
+    assert requirements(pattern)[0] == expected
+
+
+def test_every_requirement_of_a_sequence_counts() -> None:
+    # A number and a unit: both must be in the text (a digit alone is in most questions).
+    assert requirements(r"(?<![\d.])\d+\s*(?:kg|公斤)(?![a-z])") == (
+        Requirement(frozenset(), frozenset({"kg", "公斤"})),
+        Requirement(frozenset(), frozenset(), digit=True),
+    )
+    # Inside a group or a repetition that must match, its own items count too (the
+    # parser reads much|many as m and then uch or any).
+    assert requirements("(?:how (much|many))+ watts") == (
+        Requirement(frozenset(), frozenset({" watts"})),
+        Requirement(frozenset(), frozenset({"how "})),
+        Requirement(frozenset(), frozenset({"uch", "any"})),
+    )
+    found = PhraseSet((), [(r"(?<![\d.])\d+\s*(?:kg|公斤)", "weight")]).find
+    assert found("it weighs kg", frozenset()) == []
+    assert found("12 apples", frozenset()) == []
+    assert _as_tuples(found("12kg", frozenset())) == [("weight", 0, 4, "12kg")]
 
 
 @pytest.mark.parametrize(
     "pattern", ["x?", ".+", r"\w+", "[^a]b?", "(?i)abc", "(a|)b?", "(?i:ab)", r"\s+"]
 )
 def test_no_requirement(pattern: str) -> None:
-    assert requirement(pattern) is None
+    assert requirements(pattern) == ()
 
 
 def test_a_pattern_runs_alone_or_not_at_all_when_its_requirement_is_missing() -> None:
@@ -174,3 +196,72 @@ def test_a_pattern_runs_alone_or_not_at_all_when_its_requirement_is_missing() ->
     for text in ("abcde", "cde abcd", "zz", "12kg 3kg", "abcdefg 5kg", "a1kg"):
         found = PhraseSet((), patterns).find(text, frozenset())
         assert _as_tuples(found) == _regex_find((), patterns, text, frozenset()), text
+
+
+def _plain_ranking(
+    examples: list[tuple[str, str]], ignored: frozenset[str], text: str
+) -> list[tuple[str, float]]:
+    """The naive Bayes ranking with dictionaries, gram by gram: the reference for the
+    reader's by-index scoring (the same floats, not merely close ones)."""
+    counts: dict[str, Counter[str]] = {}
+    vocabulary: set[str] = set()
+    for example, label in examples:
+        grams = _grams(example)
+        for gram in ignored & grams.keys():
+            del grams[gram]
+        counts.setdefault(label, Counter()).update(grams)
+        vocabulary.update(grams)
+    classes = sorted(counts)
+    size = len(vocabulary) + 1
+    totals = {c: sum(counts[c].values()) for c in classes}
+    default = {c: math.log(0.1 / (totals[c] + 0.1 * size)) for c in classes}
+    delta: dict[str, dict[str, float]] = {}
+    for c in classes:
+        for gram, count in counts[c].items():
+            seen = math.log((count + 0.1) / (totals[c] + 0.1 * size))
+            delta.setdefault(gram, {})[c] = seen - default[c]
+    grams = _grams(text)
+    known = [(delta[g], k) for g, k in grams.items() if g in delta and g not in ignored]
+    length = sum(k for _, k in known)
+    scores = {c: 0.0 + default[c] * length for c in classes}
+    for deltas, k in known:
+        for c, d in deltas.items():
+            scores[c] += d * k
+    return sorted(scores.items(), key=lambda item: -item[1])
+
+
+def test_reader_ranking_is_the_plain_gram_by_gram_sum() -> None:
+    # Grams most classes share (dense rows) and grams of one class (sparse), grams seen
+    # twice in a question (a count above one), and ignored grams.
+    examples = [
+        ("how long does the battery last", "battery"),
+        ("battery life on a full charge", "battery"),
+        ("how much does it cost", "price"),
+        ("what is the price of it", "price"),
+        ("how big is the screen", "screen"),
+        ("screen size in inches", "screen"),
+        ("电池能用多久", "battery"),
+        ("多少钱", "price"),
+    ]
+    ignored = frozenset({"zeta", "zet", "eta"})
+    reader = _NaiveBayes(examples, ignored)
+    for text in (
+        "how long is the zeta battery life",
+        "price price price of the screen",
+        "屏幕多大 电池多久",
+        "nothing it has seen",
+        "",
+    ):
+        assert reader.ranking(text) == _plain_ranking(examples, ignored, text), text
+
+
+def test_name_containment_finds_every_occurrence_in_one_pass() -> None:
+    names = _NameContainment(
+        [("p15", ["iPhone 15"]), ("p15pro", ["iPhone 15 Pro"]), ("twin", ["iPhone 15"])]
+    )
+    # A name inside a longer one found at the same place does not count; the same name
+    # of two products names both; a second occurrence elsewhere counts again.
+    assert names._verbatim("iphone15pro") == frozenset({"p15pro"})
+    assert names._verbatim("iphone15") == frozenset({"p15", "twin"})
+    assert names._verbatim("iphone15proiphone15") == frozenset({"p15pro", "p15", "twin"})
+    assert names._verbatim("iphone") == frozenset()
