@@ -1793,6 +1793,11 @@ def _abbreviated(
         for short, ids in lettered.items()
         if len(ids) == 1 and short not in aliases and not _written_in(short[-1], aliases)
     }
+    # The aliases by each pair of words they hold: only those can contain a two-word core.
+    by_pair: dict[tuple[str, ...], list[tuple[tuple[str, ...], set[str]]]] = {}
+    for key, owners in aliases.items():
+        for pair in dict.fromkeys(key[i : i + 2] for i in range(len(key) - 1)):
+            by_pair.setdefault(pair, []).append((key, owners))
     for short, ids in found.items():
         if len(ids) != 1 or short in aliases:
             continue
@@ -1800,10 +1805,11 @@ def _abbreviated(
         core = short[start : start + 2]
         # After its brand word (特斯拉m3) only the brand's own names can clash with it.
         brands_of = {brand_of[i] for i in ids} if start > 0 else None
+        candidates = by_pair.get(core, ()) if len(core) == 2 else aliases.items()
         if any(
             _contains(key, core)
             and not ({o for o in owners if brands_of is None or brand_of[o] in brands_of} <= ids)
-            for key, owners in aliases.items()
+            for key, owners in candidates
         ):
             if len(short) == 2:
                 # "m3" is also the chip of two MacBooks: Model 3 only in context

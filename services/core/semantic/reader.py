@@ -151,11 +151,11 @@ class _NaiveBayes:
     def classes(self) -> tuple[str, ...]:
         return self._classes
 
-    def _grams(self, text: str) -> Counter[str]:
+    def _grams(self, text: str) -> Mapping[str, int]:
         grams = _grams(text)
-        for gram in self._ignored & grams.keys():
-            del grams[gram]
-        return grams
+        if not self._ignored & grams.keys():
+            return grams
+        return {g: k for g, k in grams.items() if g not in self._ignored}
 
     def ranking(self, text: str) -> list[tuple[str, float]]:
         # Ignored grams were left out of training: no class has seen them either.
