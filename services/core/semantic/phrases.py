@@ -150,16 +150,16 @@ class PhraseSet:
         # Patterns by id: one alternation per label (fewer scans; overlaps within a
         # label do not matter), led ones alone.
         grouped: dict[str, list[tuple[int, str]]] = {}
-        led: list[tuple[int, re.Pattern[str], frozenset[str], str]] = []
+        led: dict[int, tuple[re.Pattern[str], frozenset[str], str]] = {}
         required: dict[int, tuple[Requirement, ...]] = {}
         for pattern_id, (pattern, label) in enumerate(patterns):
             required[pattern_id] = requirements(pattern)
             first = first_characters(pattern) if scan_led_patterns_alone else None
             if first is not None:
-                led.append((pattern_id, re.compile(pattern), first, label))
+                led[pattern_id] = (re.compile(pattern), first, label)
             else:
                 grouped.setdefault(label, []).append((pattern_id, pattern))
-        self._led = tuple(led)
+        self._led = led
         self._groups = tuple(
             _PatternGroup(
                 label,
@@ -254,8 +254,9 @@ class PhraseSet:
                 for m in compiled.finditer(text)
                 if m.end() > m.start()
             )
-        for pattern_id, compiled, first, label in self._led:
-            if pattern_id not in met or present.isdisjoint(first):
+        for pattern_id in sorted(met.intersection(self._led)):
+            compiled, first, label = self._led[pattern_id]
+            if present.isdisjoint(first):
                 continue
             hits.extend(
                 Hit(label, m.start(), m.end(), m.group(0))
