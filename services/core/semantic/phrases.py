@@ -125,6 +125,7 @@ class PhraseSet:
         "_labels",
         "_led",
         "_more_needs",
+        "_need_chars",
         "_short_cjk",
     )
 
@@ -192,6 +193,7 @@ class PhraseSet:
                 first_needs.setdefault(need_ids[0], []).append(pattern_id)
                 more_needs[pattern_id] = frozenset(need_ids[1:])
         self._char_needs = {ch: frozenset(ids) for ch, ids in char_needs.items()}
+        self._need_chars = frozenset(char_needs)
         self._digit_needs = frozenset(digit_needs)
         self._first_needs = {i: tuple(p) for i, p in first_needs.items()}
         self._more_needs = more_needs
@@ -226,7 +228,7 @@ class PhraseSet:
             return hits
         present = frozenset(text)
         char_needs = self._char_needs
-        for ch in present.intersection(char_needs):
+        for ch in present & self._need_chars:
             needs_met |= char_needs[ch]
         if self._digit_needs and _DIGIT.search(text) is not None:
             needs_met |= self._digit_needs

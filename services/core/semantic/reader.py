@@ -100,8 +100,13 @@ def _grams(text: str) -> Counter[str]:
 _BLANKS = tuple(" " * n for n in _ORDERS)
 
 
+#: A gram's figures: one per class (most classes have seen it), or (class index, figure)
+#: pairs for the few that have.
+_Row = tuple[tuple[float, ...] | None, tuple[tuple[int, float], ...] | None]
+
+
 class _NaiveBayes:
-    __slots__ = ("_classes", "_default", "_dense", "_ignored", "_prior", "_sparse", "_start")
+    __slots__ = ("_classes", "_default", "_ignored", "_prior", "_rows", "_start")
 
     def __init__(
         self, examples: Iterable[tuple[str, str]], ignored: frozenset[str] = frozenset()
@@ -138,13 +143,12 @@ class _NaiveBayes:
         # scores at once; the others as (class index, number) pairs. Each class's sum is
         # still taken gram by gram in the question's order: the same floats.
         index = {c: i for i, c in enumerate(self._classes)}
-        self._dense: dict[str, tuple[float, ...]] = {}
-        self._sparse: dict[str, tuple[tuple[int, float], ...]] = {}
+        self._rows: dict[str, _Row] = {}
         for gram, deltas in delta.items():
             if len(deltas) * 2 >= len(self._classes):
-                self._dense[gram] = tuple(deltas.get(c, 0.0) for c in self._classes)
+                self._rows[gram] = (tuple(deltas.get(c, 0.0) for c in self._classes), None)
             else:
-                self._sparse[gram] = tuple((index[c], d) for c, d in deltas.items())
+                self._rows[gram] = (None, tuple((index[c], d) for c, d in deltas.items()))
         self._start = tuple((self._prior[c], self._default[c]) for c in self._classes)
 
     @property
@@ -160,14 +164,12 @@ class _NaiveBayes:
     def ranking(self, text: str) -> list[tuple[str, float]]:
         # Ignored grams were left out of training: no class has seen them either.
         grams = _grams(text)
-        dense, sparse = self._dense, self._sparse
-        known = [
-            (dense.get(g), sparse.get(g), k) for g, k in grams.items() if g in dense or g in sparse
-        ]
+        rows = self._rows
+        known = [(found, k) for g, k in grams.items() if (found := rows.get(g)) is not None]
         # Grams no class has seen say nothing; counting them would favour small classes.
-        length = sum(k for _, _, k in known)
+        length = sum(k for _, k in known)
         scores = [prior + default * length for prior, default in self._start]
-        for row, pairs, k in known:
+        for (row, pairs), k in known:
             if row is not None:
                 scores = list(map(add, scores, row if k == 1 else map(mul, row, repeat(k))))
             elif pairs is not None and k == 1:  # d * 1 is d
