@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 import pytest
 
+from services.core.semantic.extractor import SemanticExtractor
 from services.core.semantic.phrases import (
     Hit,
     PhraseSet,
@@ -22,6 +23,7 @@ from services.core.semantic.phrases import (
     requirements,
 )
 from services.core.semantic.reader import _grams, _NaiveBayes, _NameContainment
+from services.core.semantic.segment import WordSegmenter
 
 
 def _regex_find(
@@ -265,3 +267,40 @@ def test_name_containment_finds_every_occurrence_in_one_pass() -> None:
     assert names._verbatim("iphone15") == frozenset({"p15", "twin"})
     assert names._verbatim("iphone15proiphone15") == frozenset({"p15pro", "p15", "twin"})
     assert names._verbatim("iphone") == frozenset()
+
+
+def _jieba_boundaries(segmenter: WordSegmenter, text: str) -> frozenset[int]:
+    cuts = {0}
+    position = 0
+    for word in segmenter._tokenizer.cut(text, HMM=False):
+        position += len(word)
+        cuts.add(position)
+    return frozenset(cuts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "does the zeta phone take a cheap charger",  # English words, one word each
+        "iphone15pro max",  # name words jieba's dictionary holds: cut inside the run
+        "thinkpadx1 carbon",
+        "v2.0 a+b c#d 100% x_y re-sell",  # jieba's other word characters
+        "比亚迪汉的续航多少公里",
+        "华为mate60pro有线充电",
+        "ok\r\nthen 长续航版",
+        "",
+    ],
+)
+def test_word_boundaries_are_jiebas(extractor: SemanticExtractor, text: str) -> None:
+    # A run of ASCII letters and digits is one word unless a dictionary word starts in it.
+    segmenter = extractor._segmenter
+    assert segmenter.boundaries(text) == _jieba_boundaries(segmenter, text)
+
+
+def test_a_dictionary_word_inside_a_latin_run_still_cuts_it() -> None:
+    # With Latin words in its dictionary, jieba cuts inside a run: the shortcut for
+    # runs without any (the usual case) must not hide those cuts.
+    segmenter = WordSegmenter(["pad", "zeta"])
+    for text in ("thinkpad pro", "ipadzeta2", "zetaphone", "plain words"):
+        assert segmenter.boundaries(text) == _jieba_boundaries(segmenter, text), text
+    assert segmenter.boundaries("ipadzeta2") == frozenset({0, 1, 4, 8, 9})
