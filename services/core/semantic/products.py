@@ -1115,14 +1115,22 @@ class ProductMatcher:
     def expand_values(self, text: str) -> str:
         """``text`` with each value initial glued to an initialism written as the value's
         words ("特斯拉m3p" → "特斯拉m3 performance"), for the constraint reader."""
+        return self.expanded(text)[0]
+
+    def expanded(self, text: str) -> tuple[str, ProductScan | None]:
+        """:meth:`expand_values`, and the scan of ``text`` when it had to be scanned and
+        nothing was expanded (the scan of the text returned, which a caller would repeat)."""
         if not self._value_initials or not (
             _GLUED_LETTER.search(text)
             or (self._glued_words is not None and self._glued_words.search(text))
         ):
-            return text
-        for start, end, words in reversed(self.scan(text).expansions):
+            return text, None
+        scan = self.scan(text)
+        if not scan.expansions:
+            return text, scan
+        for start, end, words in reversed(scan.expansions):
             text = f"{text[:start]} {words}{text[end:]}"
-        return text
+        return text, None
 
     def _distant_tail(self, text: str, brands: Sequence[Mention]) -> Mention | None:
         """ "十五的256版本定价 苹果的": the question's one brand word stands apart from a
