@@ -3,8 +3,8 @@
 ``stack`` (the embedded stack), ``demo``, ``evaluation`` and the coherence and prefix
 benchmarks need only the base install, so ``cachecoh demo``, ``cachecoh dev up`` and those
 benchmarks run wherever cachecoh does. ``checks``, ``faults`` and the gateway benchmark
-import packages of the ``harness`` extra (hypothesis, schemathesis, psutil, pyahocorasick
-for the fault suite, fuzzers, privacy scans and CPU figures); their commands call
+import packages of the ``harness`` extra (hypothesis, schemathesis, psutil for the fault
+suite, fuzzers, privacy scans and CPU figures); their commands call
 :func:`require_harness_extra` first, so a production image without the extra answers with
 one line instead of an ImportError. Nothing outside
 this package (and the CLI's command bodies) imports it.
@@ -16,7 +16,7 @@ import importlib.util
 
 from services.core.errors import ExtraMissing
 
-HARNESS_MODULES = ("hypothesis", "schemathesis", "psutil", "ahocorasick")
+HARNESS_MODULES = ("hypothesis", "schemathesis", "psutil")
 
 
 class HarnessExtraMissing(ExtraMissing):

@@ -333,8 +333,8 @@ class SemanticExtractor:
         """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
         reader agrees on product and attribute (otherwise no fingerprint)."""
         # Normalised once: it is the costliest step (spelling and transliteration scans).
-        norm = self._products.expand_values(self._normaliser.normalise(text))
-        decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm)
+        norm, scanned = self._products.expanded(self._normaliser.normalise(text))
+        decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm, scanned)
         if second_reader and isinstance(decision, Fingerprint):
             reader_text = _blank_spans(norm, value_nouns, " ")
             for start, end, listed in sorted(context, reverse=True):
@@ -431,14 +431,17 @@ class SemanticExtractor:
                 return word
         return None
 
-    def _decide_rules(self, text: str, norm: str) -> _RulesDecision:
+    def _decide_rules(
+        self, text: str, norm: str, scanned: ProductScan | None = None
+    ) -> _RulesDecision:
         """The rules' decision on ``text`` (normalised: ``norm``), whether its product
         was named through the grammar, whether its attribute was settled by a number in a
         unit only it uses, the spans of the nouns of stated values (in ``norm``) and, for
-        a name short form the reader cannot read, its span and the listed name it stands for."""
+        a name short form the reader cannot read, its span and the listed name it stands for
+        (``scanned``: the products of ``norm`` when already scanned)."""
         if not norm:
             return NoFingerprint("empty question"), False, False, (), ()
-        scan = self._products.scan(norm)
+        scan = scanned if scanned is not None else self._products.scan(norm)
         trademarks = self._trademarks(text)
         boundaries = self._segmenter.boundaries(norm)
         decision, by_unit, nouns = self._decide_scanned(norm, scan, boundaries, trademarks)

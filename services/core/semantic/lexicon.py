@@ -13,6 +13,7 @@ constraint value. Any label may end in ``@cat1,cat2`` to restrict it to product 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -66,7 +67,10 @@ class Label:
         return not self.categories or (category is not None and category in self.categories)
 
 
+@functools.lru_cache(maxsize=8192)
 def parse_label(label: str) -> Label:
+    """The parsed ``label`` (a pure function of the lexicon's labels, which are few:
+    cached, since every hit asks it several times)."""
     body, _, cats = label.partition("@")
     categories = frozenset(c for c in cats.split(",") if c)
     if "=" in body:

@@ -1265,14 +1265,22 @@ class ProductMatcher:
     def expand_values(self, text: str) -> str:
         """``text`` with each value initial glued to an initialism written as the value's
         words ("特斯拉m3p" → "特斯拉m3 performance"), for the constraint reader."""
+        return self.expanded(text)[0]
+
+    def expanded(self, text: str) -> tuple[str, ProductScan | None]:
+        """:meth:`expand_values`, and the scan of ``text`` when it had to be scanned and
+        nothing was expanded (the scan of the text returned, which a caller would repeat)."""
         if not self._value_initials or not (
             _GLUED_LETTER.search(text)
             or (self._glued_words is not None and self._glued_words.search(text))
         ):
-            return text
-        for start, end, words in reversed(self.scan(text).expansions):
+            return text, None
+        scan = self.scan(text)
+        if not scan.expansions:
+            return text, scan
+        for start, end, words in reversed(scan.expansions):
             text = f"{text[:start]} {words}{text[end:]}"
-        return text
+        return text, None
 
     def _distant_tail(self, text: str, brands: Sequence[Mention]) -> Mention | None:
         """ "十五的256版本定价 苹果的": the question's one brand word stands apart from a
@@ -1948,6 +1956,11 @@ def _abbreviated(
         for short, ids in lettered.items()
         if len(ids) == 1 and short not in aliases and not _written_in(short[-1], aliases)
     }
+    # The aliases by each pair of words they hold: only those can contain a two-word core.
+    by_pair: dict[tuple[str, ...], list[tuple[tuple[str, ...], set[str]]]] = {}
+    for key, owners in aliases.items():
+        for pair in dict.fromkeys(key[i : i + 2] for i in range(len(key) - 1)):
+            by_pair.setdefault(pair, []).append((key, owners))
     for short, ids in found.items():
         if len(ids) != 1 or short in aliases:
             continue
@@ -1955,10 +1968,11 @@ def _abbreviated(
         core = short[start : start + 2]
         # After its brand word (特斯拉m3) only the brand's own names can clash with it.
         brands_of = {brand_of[i] for i in ids} if start > 0 else None
+        candidates = by_pair.get(core, ()) if len(core) == 2 else aliases.items()
         if any(
             _contains(key, core)
             and not ({o for o in owners if brands_of is None or brand_of[o] in brands_of} <= ids)
-            for key, owners in aliases.items()
+            for key, owners in candidates
         ):
             if len(short) == 2:
                 # "m3" is also the chip of two MacBooks: Model 3 only in context

@@ -25,6 +25,11 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import add, mul
+from typing import Any
+
+import ahocorasick
 
 _ORDERS = (1, 2, 3)
 #: The rules' attribute must be among the reader's best five: the n-gram reader cannot
@@ -95,8 +100,13 @@ def _grams(text: str) -> Counter[str]:
 _BLANKS = tuple(" " * n for n in _ORDERS)
 
 
+#: A gram's figures: one per class (most classes have seen it), or (class index, figure)
+#: pairs for the few that have.
+_Row = tuple[tuple[float, ...] | None, tuple[tuple[int, float], ...] | None]
+
+
 class _NaiveBayes:
-    __slots__ = ("_classes", "_default", "_delta", "_ignored", "_prior")
+    __slots__ = ("_classes", "_default", "_ignored", "_prior", "_rows", "_start")
 
     def __init__(
         self, examples: Iterable[tuple[str, str]], ignored: frozenset[str] = frozenset()
@@ -128,28 +138,47 @@ class _NaiveBayes:
             for gram, count in counts[c].items():
                 seen = math.log((count + _SMOOTHING) / denominator)
                 delta.setdefault(gram, {})[c] = seen - self._default[c]
-        self._delta = delta
+        # By class index, for the scoring loop: a gram most classes have seen as one
+        # number per class (0.0 for the others: adding it changes no sum), added to all
+        # scores at once; the others as (class index, number) pairs. Each class's sum is
+        # still taken gram by gram in the question's order: the same floats.
+        index = {c: i for i, c in enumerate(self._classes)}
+        self._rows: dict[str, _Row] = {}
+        for gram, deltas in delta.items():
+            if len(deltas) * 2 >= len(self._classes):
+                self._rows[gram] = (tuple(deltas.get(c, 0.0) for c in self._classes), None)
+            else:
+                self._rows[gram] = (None, tuple((index[c], d) for c, d in deltas.items()))
+        self._start = tuple((self._prior[c], self._default[c]) for c in self._classes)
 
     @property
     def classes(self) -> tuple[str, ...]:
         return self._classes
 
-    def _grams(self, text: str) -> Counter[str]:
+    def _grams(self, text: str) -> Mapping[str, int]:
         grams = _grams(text)
-        for gram in self._ignored & grams.keys():
-            del grams[gram]
-        return grams
+        if not self._ignored & grams.keys():
+            return grams
+        return {g: k for g, k in grams.items() if g not in self._ignored}
 
     def ranking(self, text: str) -> list[tuple[str, float]]:
-        grams = self._grams(text)
-        known = [(self._delta[g], k) for g, k in grams.items() if g in self._delta]
+        # Ignored grams were left out of training: no class has seen them either.
+        grams = _grams(text)
+        rows = self._rows
+        known = [(found, k) for g, k in grams.items() if (found := rows.get(g)) is not None]
         # Grams no class has seen say nothing; counting them would favour small classes.
         length = sum(k for _, k in known)
-        scores = {c: self._prior[c] + self._default[c] * length for c in self._classes}
-        for deltas, k in known:
-            for c, d in deltas.items():
-                scores[c] += d * k
-        return sorted(scores.items(), key=lambda item: -item[1])
+        scores = [prior + default * length for prior, default in self._start]
+        for (row, pairs), k in known:
+            if row is not None:
+                scores = list(map(add, scores, row if k == 1 else map(mul, row, repeat(k))))
+            elif pairs is not None and k == 1:  # d * 1 is d
+                for i, d in pairs:
+                    scores[i] += d
+            elif pairs is not None:
+                for i, d in pairs:
+                    scores[i] += d * k
+        return sorted(zip(self._classes, scores, strict=True), key=lambda item: -item[1])
 
     def best(self, text: str) -> str:
         return self.ranking(text)[0][0]
@@ -171,11 +200,11 @@ class _NameContainment:
     "iphone15pro" does not count); without any, the names most fully covered by the
     question's character trigrams (ties go to the name with more trigrams found)."""
 
-    __slots__ = ("_by_gram", "_names", "_squeezed_names")
+    __slots__ = ("_by_gram", "_names", "_verbatim_names")
 
     def __init__(self, products: Sequence[tuple[str, Sequence[str]]]) -> None:
         self._names: list[tuple[str, int]] = []
-        self._squeezed_names: list[tuple[str, str]] = []
+        owners: dict[str, dict[str, None]] = {}  # squeezed name → its products, in order
         by_gram: dict[str, list[int]] = {}
         for product_id, names in products:
             for name in names:
@@ -183,20 +212,24 @@ class _NameContainment:
                 grams = _trigrams(squeezed)
                 if not grams:
                     continue
-                self._squeezed_names.append((squeezed, product_id))
+                owners.setdefault(squeezed, {})[product_id] = None
                 index = len(self._names)
                 self._names.append((product_id, len(grams)))
                 for gram in grams:
                     by_gram.setdefault(gram, []).append(index)
         self._by_gram = by_gram
+        # Every occurrence of every name in one pass (Aho-Corasick), not one scan per name.
+        self._verbatim_names: Any = ahocorasick.Automaton()
+        for squeezed, products_named in owners.items():
+            self._verbatim_names.add_word(squeezed, (len(squeezed), tuple(products_named)))
+        if owners:
+            self._verbatim_names.make_automaton()
 
     def _verbatim(self, text: str) -> frozenset[str]:
         spans: list[tuple[int, int, str]] = []
-        for name, product_id in self._squeezed_names:
-            start = text.find(name)
-            while start >= 0:
-                spans.append((start, start + len(name), product_id))
-                start = text.find(name, start + 1)
+        if len(self._verbatim_names):
+            for last, (size, products_named) in self._verbatim_names.iter(text):
+                spans.extend((last + 1 - size, last + 1, p) for p in products_named)
         return frozenset(
             p
             for s, e, p in spans

@@ -105,8 +105,8 @@ class SpellingCorrector:
         # A vocabulary word is read as a phrase (价格 is jia4 ge2, never jie ge); a typed
         # character may stand for any of its readings. Names match without tones (the
         # input method offers every tone); other words need the tones too, so 买完 (mai3)
-        # never becomes 卖完 (mai4). Index: (first syllable, length).
-        by_first: dict[tuple[str, int], list[tuple[str, tuple[str, ...], bool]]] = {}
+        # never becomes 卖完 (mai4). Index: (first syllable, length, read without tones).
+        by_first: dict[tuple[str, int, bool], list[tuple[str, tuple[str, ...]]]] = {}
         for word in sorted(self._cjk_words):
             toneless = word in names
             ways = (toneless, True) if word in also_toneless else (toneless,)
@@ -114,8 +114,8 @@ class SpellingCorrector:
                 style = Style.NORMAL if way else Style.TONE3
                 syllables = tuple(lazy_pinyin(word, style=style, neutral_tone_with_five=True))
                 if len(syllables) == len(word):
-                    entry = (word, syllables, way)
-                    by_first.setdefault((syllables[0], len(word)), []).append(entry)
+                    key = (syllables[0], len(word), way)
+                    by_first.setdefault(key, []).append((word, syllables))
         self._by_first = {k: tuple(v) for k, v in by_first.items()}
         self._latin_words = frozenset(latin)
         self._latin_targets = tuple(sorted(w for w in latin if len(w) >= _MIN_LATIN))
@@ -182,8 +182,8 @@ class SpellingCorrector:
                 word
                 for toneless in (True, False)
                 for reading in self._reading(chars[index], toneless)
-                for word, syllables, name in self._by_first.get((reading, length), ())
-                if name is toneless and self._sounds_like(window, word, syllables, toneless)
+                for word, syllables in self._by_first.get((reading, length, toneless), ())
+                if self._sounds_like(window, word, syllables, toneless)
             }
             if len(fits) == 1:
                 fit = fits.pop()

@@ -17,7 +17,7 @@ from services.harness.stack import StackOptions, StackStartError, start_stack
 
 pytestmark = pytest.mark.integration
 
-DEV_ONLY = ("hypothesis", "psutil", "ahocorasick", "schemathesis")
+DEV_ONLY = ("hypothesis", "psutil", "schemathesis")
 
 
 def test_the_harness_imports_without_dev_only_packages() -> None:
