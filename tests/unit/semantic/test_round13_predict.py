@@ -38,6 +38,12 @@ from tests.unit.semantic.decisions import decided_bypass as _intent
         "三年后iphone15还流畅吗",
         "小米14后期会卡吗",
         "model 3 续航过几年剩多少",
+        "iphone15 长期使用续航",
+        "小米14 用久了续航怎么样",
+        "xiaomi 14 battery in 3 years",
+        "iphone 15 over time battery",
+        "iphone15 等到秋天价格多少",
+        "小米14 国庆价格",
         # How long it will be supported.
         "is the galaxy s24 eol soon",
         "does the xiaomi 14 have a roadmap for updates",
@@ -75,6 +81,8 @@ def test_future_questions_are_predict(extractor: SemanticExtractor, question: st
         "model 3 range in km",
         "小米14价格多少",
         "iphone 15 battery capacity",
+        "model 3 冬天续航多少",
+        "iphone 15 battery life in hours",
     ],
 )
 def test_present_questions_keep_a_fingerprint(extractor: SemanticExtractor, question: str) -> None:
