@@ -1262,14 +1262,11 @@ class ProductMatcher:
             return ""  # "m3p2": a longer code
         return self._value_initials.get(product_id, {}).get(letter.text, "")
 
-    def expand_values(self, text: str) -> str:
-        """``text`` with each value initial glued to an initialism written as the value's
-        words ("特斯拉m3p" → "特斯拉m3 performance"), for the constraint reader."""
-        return self.expanded(text)[0]
-
     def expanded(self, text: str) -> tuple[str, ProductScan | None]:
-        """:meth:`expand_values`, and the scan of ``text`` when it had to be scanned and
-        nothing was expanded (the scan of the text returned, which a caller would repeat)."""
+        """``text`` with each value initial glued to an initialism written as the value's
+        words ("特斯拉m3p" → "特斯拉m3 performance"), for the constraint reader; and the
+        scan of ``text`` when it had to be scanned and nothing was expanded (a caller
+        would otherwise repeat it)."""
         if not self._value_initials or not (
             _GLUED_LETTER.search(text)
             or (self._glued_words is not None and self._glued_words.search(text))
