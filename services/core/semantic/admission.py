@@ -12,8 +12,9 @@ model) through the same precedence.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from services.core.errors import CachecohError
@@ -234,6 +235,46 @@ def only_rating_asked(hits: Sequence[Hit], text: str, attribute_hits: Sequence[H
         and any(a.end <= h.start and not text[a.end : h.start].strip() for a in adjectives)
         for h in hits
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CueContext:
+    """What tells whether an intent's cues in a question are meant as that intent."""
+
+    text: str
+    #: Strong attribute phrases of the question ("price protection", "water resistant").
+    strong_attribute_hits: Sequence[Hit]
+    #: Spans of adverbs that modify an adjective (比较 in 车位比较小); asked lazily,
+    #: since it costs a part-of-speech pass.
+    degree_adverbs: Callable[[], frozenset[tuple[int, int]]]
+
+
+def only_other_words(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every compare cue is a word of something else: inside a multi-word
+    attribute phrase ("refund the difference") or a degree adverb ("车位比较小": 比较
+    before an adjective is "fairly")."""
+    phrases = [a for a in context.strong_attribute_hits if " " in a.text.strip()]
+    if not hits:
+        return False
+    if all(any(h.overlaps(a) for a in phrases) for h in hits):
+        return True
+    adverbs = context.degree_adverbs()
+    return all((h.start, h.end) in adverbs or any(h.overlaps(a) for a in phrases) for h in hits)
+
+
+#: The cues of an intent that a question can carry without meaning it, as a table:
+#: when every cue of the intent the gate found passes its test, the gate is asked again
+#: without that intent (a structural reason, such as two products named, is never read
+#: past).
+SET_ASIDE_TESTS: Mapping[str, Callable[[Sequence[Hit], CueContext], bool]] = MappingProxyType(
+    {
+        "compare": only_other_words,
+        "recommend": lambda hits, context: only_rating_asked(
+            hits, context.text, context.strong_attribute_hits
+        ),
+        "realtime": lambda hits, context: only_set_aside(hits, context.text),
+    }
+)
 
 
 def volatile_attributes(attributes: Mapping[str, Any]) -> frozenset[str]:

@@ -22,12 +22,12 @@ from typing import Any
 
 from services.core.semantic.admission import (
     PRODUCT_MASK,
+    SET_ASIDE_TESTS,
     UNKNOWN_MASK,
     AdmissionGate,
     AdmissionPolicy,
+    CueContext,
     only_present_time,
-    only_rating_asked,
-    only_set_aside,
     volatile_attributes,
 )
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
@@ -359,6 +359,31 @@ class SemanticExtractor:
                 if self._reader.echoed_values(norm, key) & offered:
                     return NoFingerprint(f"second reader sees a {key} the rules did not read")
         return decision
+
+    def _first_meant_bypass(
+        self,
+        gate_text: str,
+        boundaries: frozenset[int],
+        structural: Mapping[str, str],
+        attribute_words: Callable[[], list[Hit]],
+    ) -> tuple[str, str] | None:
+        """The gate's first bypass whose cues the question means: an intent whose every
+        cue passes its set-aside test (``SET_ASIDE_TESTS``) is skipped and the gate asked
+        again, until one is meant or none is left."""
+        context = CueContext(
+            gate_text,
+            [h for h in attribute_words() if parse_label(h.label).kind == "strong"],
+            lambda: frozenset(self._segmenter.degree_adverbs(gate_text)),
+        )
+        skip: set[str] = set()
+        while True:
+            bypass = self._gate.first_bypass(gate_text, boundaries, structural, frozenset(skip))
+            if bypass is None or bypass[0] in structural:
+                return bypass
+            test = SET_ASIDE_TESTS.get(bypass[0])
+            if test is None or not test(self._gate.hits(bypass[0], gate_text, boundaries), context):
+                return bypass
+            skip.add(bypass[0])
 
     def _open_keys(self, decision: Fingerprint) -> dict[str, frozenset[str]]:
         """Constraint keys the answer varies by that the fingerprint leaves open, with the
@@ -697,51 +722,7 @@ class SemanticExtractor:
             structural["unknown_product"] = unknown[0].reason
         gate_text = _blank_words(masked, trademarks)
         gate_text = _blank_spans(gate_text, self._named_beside(masked, attribute_words))
-        bypass = self._gate.first_bypass(gate_text, boundaries, structural)
-        if bypass is not None and bypass[0] == "compare" and "compare" not in structural:
-            # "refund the difference": a compare word inside a longer strong phrase of the
-            # vocabulary is that phrase's word, not a comparison; read again without them.
-            spans = [
-                (h.start, h.end)
-                for h in attribute_words()
-                if parse_label(h.label).kind == "strong" and " " in h.text.strip()
-            ]
-            if spans:
-                blanked = _blank_spans(gate_text, spans)
-                if blanked != gate_text:
-                    bypass = self._gate.first_bypass(blanked, boundaries, structural)
-        if bypass is not None and bypass[0] == "compare" and "compare" not in structural:
-            # "车位比较小": 比较 before an adjective is "fairly" wherever it stands; a
-            # question with one product and no other compare word compares nothing.
-            adverbs = set(self._segmenter.degree_adverbs(gate_text))
-            cues = self._gate.hits("compare", gate_text, boundaries)
-            if adverbs and all((h.start, h.end) in adverbs for h in cues):
-                bypass = self._gate.first_bypass(
-                    gate_text, boundaries, structural, skip=frozenset(("compare",))
-                )
-        if (
-            bypass is not None
-            and bypass[0] == "recommend"
-            and only_rating_asked(
-                self._gate.hits("recommend", gate_text, boundaries),
-                gate_text,
-                [h for h in attribute_words() if parse_label(h.label).kind == "strong"],
-            )
-        ):
-            # "water resistant enough for swimming": the rating the spec gives is asked.
-            bypass = self._gate.first_bypass(
-                gate_text, boundaries, structural, skip=frozenset(("recommend",))
-            )
-        if (
-            bypass is not None
-            and bypass[0] == "realtime"
-            and "realtime" not in structural
-            and only_set_aside(self._gate.hits("realtime", gate_text, boundaries), gate_text)
-        ):
-            # "the official price, not a deal": the asker rules the real-time cue out.
-            bypass = self._gate.first_bypass(
-                gate_text, boundaries, structural, skip=frozenset(("realtime",))
-            )
+        bypass = self._first_meant_bypass(gate_text, boundaries, structural, attribute_words)
         present: tuple[str, str] | None = None
         if (
             bypass is not None
