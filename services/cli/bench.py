@@ -149,3 +149,39 @@ def gateway(
         )
     )
     typer.echo(report.to_json() if json_output else render_text(report))
+
+
+@app.command("semantic")
+def semantic(
+    queries: Annotated[
+        list[Path],
+        typer.Option(
+            "--queries",
+            exists=True,
+            dir_okay=False,
+            help="Labelled queries (JSONL); repeat the option for several sets.",
+        ),
+    ],
+    catalog: Annotated[
+        Path | None,
+        typer.Option(
+            "--catalog",
+            file_okay=False,
+            help="Directory with catalog.json, attributes.json, policy.json (default: demo data).",
+        ),
+    ] = None,
+    repeats: Annotated[int, typer.Option(min=1, help="Runs per question; the fastest counts.")] = 3,
+) -> None:
+    """Extractor latency per question over one or more sets (JSON on stdout)."""
+    import json
+
+    from services.cli.progress import stage_progress
+    from services.harness.benchmarks.semantic import SemanticBenchRequest, run_semantic_bench
+    from services.paths import DEMO_DATA_DIR
+
+    request = SemanticBenchRequest(
+        queries=tuple(queries), catalog_dir=catalog or DEMO_DATA_DIR, repeats=repeats
+    )
+    with stage_progress() as advance:
+        report = run_semantic_bench(request, advance)
+    typer.echo(json.dumps(report, indent=2, ensure_ascii=False))

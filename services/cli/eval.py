@@ -3,30 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-
-@contextmanager
-def _stage_progress() -> Iterator[Callable[[str, int, int], None]]:
-    """A rich progress bar per stage on stderr; yields ``advance(stage, done, total)``."""
-    from rich.console import Console
-    from rich.progress import Progress, TaskID
-
-    with Progress(console=Console(stderr=True), transient=True) as progress:
-        tasks: dict[str, TaskID] = {}
-
-        def advance(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = progress.add_task(stage, total=total)
-            progress.update(tasks[stage], completed=done)
-
-        yield advance
-
+from services.cli.progress import stage_progress
 
 app = typer.Typer(help="Offline evaluations (semantic cache).", no_args_is_help=True)
 
@@ -85,7 +67,7 @@ def semantic(
         baseline=baseline,
         plot=plot,
     )
-    with _stage_progress() as advance:
+    with stage_progress() as advance:
         report = run_semantic_eval(request, advance)
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
@@ -168,7 +150,7 @@ def redaction(
     from services.paths import DEMO_DATA_DIR
     from services.semantic.loading import load_semantic_extractor
 
-    with _stage_progress() as advance:
+    with stage_progress() as advance:
         extractor = load_semantic_extractor()
         report = run_redaction_eval(
             queries or DEMO_DATA_DIR / "queries_dev.jsonl",

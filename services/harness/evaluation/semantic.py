@@ -254,6 +254,19 @@ def describe(decision: SemanticDecision) -> str:
 TIMING_REPEATS = 3
 
 
+def timed_decision(
+    decide: Callable[[str], SemanticDecision], text: str, repeats: int = TIMING_REPEATS
+) -> tuple[SemanticDecision, float]:
+    """The decision and the fastest of ``repeats`` runs (seconds): on a shared machine one
+    run's time is mostly the scheduler's."""
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        decision = decide(text)
+        best = min(best, time.perf_counter() - started)
+    return decision, best
+
+
 def evaluate_extractor(
     queries: Sequence[LabelledQuery],
     decide: Callable[[str], SemanticDecision],
@@ -265,12 +278,7 @@ def evaluate_extractor(
     decisions: list[SemanticDecision] = []
     timings: list[float] = []
     for number, query in enumerate(queries, start=1):
-        # Best of three: on a shared machine one run's time is mostly the scheduler's.
-        best = float("inf")
-        for _ in range(TIMING_REPEATS):
-            started = time.perf_counter()
-            decision = decide(query.text)
-            best = min(best, time.perf_counter() - started)
+        decision, best = timed_decision(decide, query.text)
         decisions.append(decision)
         timings.append(best)
         if progress is not None:
@@ -302,7 +310,7 @@ def evaluate_extractor(
         "by_intent": by_intent,
         "by_lang": by_lang,
         "worst_errors": _worst(queries, events, [describe(d) for d in decisions], shuffles),
-        "latency_ms": _latency(timings),
+        "latency_ms": latency_summary(timings),
     }
 
 
@@ -370,7 +378,8 @@ def _worst(
     return out
 
 
-def _latency(timings: Sequence[float]) -> dict[str, float]:
+def latency_summary(timings: Sequence[float]) -> dict[str, float]:
+    """p50, p99 and mean of ``timings`` (seconds), in milliseconds."""
     if not timings:
         return {}
     ordered = sorted(timings)
