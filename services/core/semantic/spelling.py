@@ -44,6 +44,8 @@ _MAX_CJK = 6
 _READINGS_CACHE_LIMIT = 20_000
 #: A typed word this frequent in the general dictionary is a word, not a typo.
 _COMMON_WORD_FREQUENCY = 50
+#: From this length a word may differ from what was typed in two characters (one below).
+_TWO_OFF_FROM = 4
 #: Vocabulary words a window may stand for: (word, its syllables, read without tones).
 _Candidates = tuple[tuple[str, tuple[str, ...], bool], ...]
 
@@ -58,6 +60,7 @@ class SpellingCorrector:
         "_latin_targets",
         "_latin_words",
         "_name_targets",
+        "_one_off_index",
         "_openings",
         "_readings",
     )
@@ -125,6 +128,18 @@ class SpellingCorrector:
         }
         # A typed character → the words a window it opens may stand for (filled lazily).
         self._openings: dict[str, Mapping[int, _Candidates]] = {}
+        # Words shorter than four characters may differ from a window in one character
+        # only: by (that position, the characters kept), so a window finds them directly.
+        one_off: dict[tuple[int, str], list[tuple[str, tuple[str, ...], bool]]] = {}
+        for (_, way), lengths in self._by_first.items():
+            for length, listed in lengths.items():
+                if length >= _TWO_OFF_FROM:
+                    continue
+                for word, syllables in listed:
+                    for position in range(length):
+                        kept = word[:position] + word[position + 1 :]
+                        one_off.setdefault((position, kept), []).append((word, syllables, way))
+        self._one_off_index = {k: tuple(v) for k, v in one_off.items()}
         self._latin_words = frozenset(latin)
         self._latin_targets = tuple(sorted(w for w in latin if len(w) >= _MIN_LATIN))
         self._name_targets = tuple(sorted(w for w in name_latin if len(w) >= _MIN_NAME_LATIN))
@@ -188,14 +203,17 @@ class SpellingCorrector:
                 return length, None
             if self._common.get(window, 0) >= _COMMON_WORD_FREQUENCY:
                 return length, None  # a common word of its own (接口), not a typo
-            candidates = by_length.get(length)
-            if candidates is None:
-                continue
-            fits = {
-                word
-                for word, syllables, toneless in candidates
-                if self._sounds_like(window, word, syllables, toneless)
-            }
+            if length < _TWO_OFF_FROM:
+                fits = self._one_off(window)
+            else:
+                candidates = by_length.get(length)
+                if candidates is None:
+                    continue
+                fits = {
+                    word
+                    for word, syllables, toneless in candidates
+                    if self._sounds_like(window, word, syllables, toneless)
+                }
             if len(fits) == 1:
                 fit = fits.pop()
                 changed = [index + i for i, ch in enumerate(fit) if chars[index + i] != ch]
@@ -206,18 +224,37 @@ class SpellingCorrector:
                 return 0, None  # two readings compete: leave the text alone
         return 0, None
 
+    def _one_off(self, window: str) -> set[str]:
+        """The vocabulary words of the window's length (two or three characters) that
+        differ from it in exactly one character, read as the typed one may be read, and
+        open with a reading of the window's first character: what comparing it with every
+        candidate syllable by syllable finds, looked up by the characters kept."""
+        fits: set[str] = set()
+        for position in range(len(window)):
+            kept = window[:position] + window[position + 1 :]
+            for word, syllables, toneless in self._one_off_index.get((position, kept), ()):
+                if (
+                    word[position] != window[position]
+                    and syllables[0] in self._reading(window[0], toneless)
+                    and syllables[position] in self._reading(window[position], toneless)
+                ):
+                    fits.add(word)
+        return fits
+
     def _candidates(self, char: str) -> Mapping[int, _Candidates]:
-        """The vocabulary words a window opening with ``char`` may stand for, by length:
-        (word, its syllables, read without tones) for every reading of ``char``."""
+        """The vocabulary words of four characters or more a window opening with ``char``
+        may stand for, by length: (word, its syllables, read without tones) for every
+        reading of ``char``."""
         found = self._openings.get(char)
         if found is None:
             by_length: dict[int, list[tuple[str, tuple[str, ...], bool]]] = {}
             for toneless in (True, False):
                 for reading in self._reading(char, toneless):
                     for length, words in self._by_first.get((reading, toneless), {}).items():
-                        by_length.setdefault(length, []).extend(
-                            (word, syllables, toneless) for word, syllables in words
-                        )
+                        if length >= _TWO_OFF_FROM:  # shorter ones: ``_one_off``
+                            by_length.setdefault(length, []).extend(
+                                (word, syllables, toneless) for word, syllables in words
+                            )
             found = {length: tuple(words) for length, words in by_length.items()}
             if len(self._openings) < _READINGS_CACHE_LIMIT:
                 self._openings[char] = found
@@ -248,7 +285,7 @@ class SpellingCorrector:
             differing += 1
             if syllable not in self._reading(typed, toneless):
                 return False
-        return 0 < differing <= (1 if len(word) < 4 else 2)
+        return 0 < differing <= (1 if len(word) < _TWO_OFF_FROM else 2)
 
     def _correct_latin(self, word: str) -> str:
         if word in self._latin_words:

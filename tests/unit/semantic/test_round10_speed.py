@@ -1,6 +1,7 @@
 """Round 10 (issue 15), speed: the second reader scores its classes as numpy vectors, the
-homophone repair looks up a typed character's candidate words once (not once per window
-length), and the normaliser skips a substitution whose word is not in the text. Each
+homophone repair looks up the words one character off a short window directly (and a
+typed character's longer candidates once), the normaliser skips a substitution whose word
+is not in the text, and the pinyin reading stops joining words that begin no form. Each
 must give exactly what the plain computation gives: the same floats, the same repairs,
 the same text. Texts and words written for these tests, not taken from any labelled set."""
 
@@ -16,6 +17,7 @@ from pypinyin import Style, lazy_pinyin, pinyin
 from services.core.semantic import normalise
 from services.core.semantic.reader import _grams, _NaiveBayes
 from services.core.semantic.spelling import SpellingCorrector
+from services.core.semantic.transliteration import PinyinNames
 
 
 def _loop_ranking(examples: list[tuple[str, str]], text: str) -> list[tuple[str, float]]:
@@ -178,3 +180,21 @@ def test_look_alike_digits_need_a_letter_before_a_digit() -> None:
     normaliser = normalise.TextNormaliser(["星河"], names=["星河 14"])
     assert normaliser.normalise("星河l4") == "星河14"
     assert normaliser.normalise("星河lo") == "星河lo"  # no digit after: left alone
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the longest form is still found past a shorter one it begins with
+        ("xing he fei niao xu hang duo shao", "星河飞鸟续航多少"),
+        ("xing hefeiniao", "星河飞鸟"),
+        ("xing he xu hang duo shao", "星河续航多少"),
+        ("xinghe s1 battery", "星河 s1 battery"),
+        # words that begin no form stop the search at once: left as written
+        ("xing", "xing"),
+        ("he fei", "he fei"),
+    ],
+)
+def test_pinyin_search_stops_where_no_form_begins(text: str, expected: str) -> None:
+    names = PinyinNames(["星河 S1", "星河飞鸟", "飞鸟"], phrases=["多少", "续航"])
+    assert names.replace(text) == expected
