@@ -1,7 +1,8 @@
 """Round 10 (issue 15), speed: the second reader scores its classes as numpy vectors, the
 homophone repair looks up the words one character off a short window directly (and a
 typed character's longer candidates once), the normaliser skips a substitution whose word
-is not in the text, and the pinyin reading stops joining words that begin no form. Each
+is not in the text, the pinyin reading stops joining words that begin no form, and the
+segmenter hands each run of jieba's word characters straight to its dictionary search. Each
 must give exactly what the plain computation gives: the same floats, the same repairs,
 the same text. Texts and words written for these tests, not taken from any labelled set."""
 
@@ -16,6 +17,7 @@ from pypinyin import Style, lazy_pinyin, pinyin
 
 from services.core.semantic import normalise
 from services.core.semantic.reader import _grams, _NaiveBayes
+from services.core.semantic.segment import WordSegmenter
 from services.core.semantic.spelling import SpellingCorrector
 from services.core.semantic.transliteration import PinyinNames
 
@@ -198,3 +200,23 @@ def test_look_alike_digits_need_a_letter_before_a_digit() -> None:
 def test_pinyin_search_stops_where_no_form_begins(text: str, expected: str) -> None:
     names = PinyinNames(["星河 S1", "星河飞鸟", "飞鸟"], phrases=["多少", "续航"])
     assert names.replace(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "星河飞鸟的续航多久，屏幕多大？",  # runs between punctuation
+        "这款手机\r\n多少钱",  # a line break jieba yields whole
+        "ab一c2 星河x 续航",  # Latin, digits and Chinese in one run
+        "  多少钱  ",
+        "",
+    ],
+)
+def test_runs_cut_directly_keep_jiebas_boundaries(text: str) -> None:
+    segmenter = WordSegmenter(["星河飞鸟"])
+    cuts = {0}
+    position = 0
+    for word in segmenter._tokenizer.cut(text, HMM=False):
+        position += len(word)
+        cuts.add(position)
+    assert segmenter.boundaries(text) == frozenset(cuts)
