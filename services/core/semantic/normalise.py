@@ -38,6 +38,8 @@ _CN_NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九十百千")
 _CN_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千]+")
 _MULTIPLIERS = frozenset("十百千")
 _SPACES = re.compile(r"\s+")
+#: What every look-alike digit needs: an l or o right before a digit.
+_LETTER_BEFORE_DIGIT = re.compile(r"[lo](?=\d)")
 # "2nd gen", "(2nd generation)", "第2代" all name the same generation as "2代".
 _ORDINAL_GENERATION = re.compile(r"\(?\s*(\d+)\s*(?:st|nd|rd|th)\s+gen(?:eration)?\s*\)?")
 _DI_GENERATION = re.compile(r"第\s*(\d+)\s*代")
@@ -284,10 +286,11 @@ class TextNormaliser:
             out = self._spoken_number.sub(_spoken_model_number, out)
         if "byte" in out or "tb" in out or "gb" in out or "gig" in out:
             out = _SPOKEN_STORAGE.sub(_spoken_storage, out)
-        if self._look_alike is not None:
+        if self._look_alike is not None and _LETTER_BEFORE_DIGIT.search(out):
             # 小米l4, 华为mate 6o: l and o typed for 1 and 0 inside a model number
             out = self._look_alike.sub(_digit_look_alike, out)
-        out = _ORDINAL_WORD_GENERATION.sub(_ordinal_generation, out)
+        if "gen" in out:
+            out = _ORDINAL_WORD_GENERATION.sub(_ordinal_generation, out)
         if "个" in out:
             out = _GE_BEFORE_UNIT.sub(r"\1", out)  # 1个T, 一个T: 个 says nothing
         if _CN_NUMERAL_RUN.search(out):
@@ -298,9 +301,13 @@ class TextNormaliser:
                 # 华为麦特六十: the numeral follows a series word only once 麦特 is "mate".
                 transliterated = _CN_NUMERAL_RUN.sub(self._convert_numeral, transliterated)
             out = transliterated
-        out = _ORDINAL_GENERATION.sub(r" \1代", out)
-        out = _DI_GENERATION.sub(r"\1代", out)
-        out = _GEN_NUMBER.sub(r" \1代", out)
+        # Each of these needs its word (gen, 第) in the text: not looked for without it.
+        if "gen" in out:
+            out = _ORDINAL_GENERATION.sub(r" \1代", out)
+        if "第" in out:
+            out = _DI_GENERATION.sub(r"\1代", out)
+        if "gen" in out:
+            out = _GEN_NUMBER.sub(r" \1代", out)
         return _SPACES.sub(" ", out).strip()
 
     def _repair_head(self, match: re.Match[str]) -> str:

@@ -234,8 +234,10 @@ class PhraseSet:
             needs_met |= self._digit_needs
         met = set(self._always)
         more_needs = self._more_needs
-        for need_id in needs_met:
-            for pattern_id in self._first_needs.get(need_id, ()):
+        # Only a pattern's first requirement leads to it (most requirements met are
+        # others': checked through ``more_needs``).
+        for need_id in needs_met.intersection(self._first_needs):
+            for pattern_id in self._first_needs[need_id]:
                 if more_needs[pattern_id] <= needs_met:
                     met.add(pattern_id)
         if not met:

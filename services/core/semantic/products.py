@@ -1752,7 +1752,10 @@ class ProductMatcher:
         before = text[max(0, first.start - self._foreign_window) : first.start].rstrip()
         if not before:
             return False
-        for word in self._foreign_words.get(self._brand_of[product_id], ()):
+        words = self._foreign_words.get(self._brand_of[product_id], ())
+        if not before.endswith(words):
+            return False  # no other brand's word right before the name (one C scan)
+        for word in words:
             if before.endswith(word):
                 ahead = before[: len(before) - len(word)]
                 if not (word[:1].isascii() and ahead[-1:].isascii() and ahead[-1:].isalpha()):

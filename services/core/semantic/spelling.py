@@ -44,6 +44,10 @@ _MAX_CJK = 6
 _READINGS_CACHE_LIMIT = 20_000
 #: A typed word this frequent in the general dictionary is a word, not a typo.
 _COMMON_WORD_FREQUENCY = 50
+#: From this length a word may differ from what was typed in two characters (one below).
+_TWO_OFF_FROM = 4
+#: Vocabulary words a window may stand for: (word, its syllables, read without tones).
+_Candidates = tuple[tuple[str, tuple[str, ...], bool], ...]
 
 
 class SpellingCorrector:
@@ -56,6 +60,8 @@ class SpellingCorrector:
         "_latin_targets",
         "_latin_words",
         "_name_targets",
+        "_one_off_index",
+        "_openings",
         "_readings",
     )
 
@@ -105,8 +111,8 @@ class SpellingCorrector:
         # A vocabulary word is read as a phrase (价格 is jia4 ge2, never jie ge); a typed
         # character may stand for any of its readings. Names match without tones (the
         # input method offers every tone); other words need the tones too, so 买完 (mai3)
-        # never becomes 卖完 (mai4). Index: (first syllable, length, read without tones).
-        by_first: dict[tuple[str, int, bool], list[tuple[str, tuple[str, ...]]]] = {}
+        # never becomes 卖完 (mai4). Index: (first syllable, read without tones) → length.
+        by_first: dict[tuple[str, bool], dict[int, list[tuple[str, tuple[str, ...]]]]] = {}
         for word in sorted(self._cjk_words):
             toneless = word in names
             ways = (toneless, True) if word in also_toneless else (toneless,)
@@ -114,9 +120,26 @@ class SpellingCorrector:
                 style = Style.NORMAL if way else Style.TONE3
                 syllables = tuple(lazy_pinyin(word, style=style, neutral_tone_with_five=True))
                 if len(syllables) == len(word):
-                    key = (syllables[0], len(word), way)
-                    by_first.setdefault(key, []).append((word, syllables))
-        self._by_first = {k: tuple(v) for k, v in by_first.items()}
+                    by_length = by_first.setdefault((syllables[0], way), {})
+                    by_length.setdefault(len(word), []).append((word, syllables))
+        self._by_first = {
+            key: {length: tuple(words) for length, words in by_length.items()}
+            for key, by_length in by_first.items()
+        }
+        # A typed character → the words a window it opens may stand for (filled lazily).
+        self._openings: dict[str, Mapping[int, _Candidates]] = {}
+        # Words shorter than four characters may differ from a window in one character
+        # only: by (that position, the characters kept), so a window finds them directly.
+        one_off: dict[tuple[int, str], list[tuple[str, tuple[str, ...], bool]]] = {}
+        for (_, way), lengths in self._by_first.items():
+            for length, listed in lengths.items():
+                if length >= _TWO_OFF_FROM:
+                    continue
+                for word, syllables in listed:
+                    for position in range(length):
+                        kept = word[:position] + word[position + 1 :]
+                        one_off.setdefault((position, kept), []).append((word, syllables, way))
+        self._one_off_index = {k: tuple(v) for k, v in one_off.items()}
         self._latin_words = frozenset(latin)
         self._latin_targets = tuple(sorted(w for w in latin if len(w) >= _MIN_LATIN))
         self._name_targets = tuple(sorted(w for w in name_latin if len(w) >= _MIN_NAME_LATIN))
@@ -161,7 +184,7 @@ class SpellingCorrector:
         chars = list(run)
         index = 0
         while index < len(chars) - 1:
-            keep, replacement = self._homophone_at(chars, index)
+            keep, replacement = self._homophone_at(run, chars, index)
             if replacement is not None:
                 chars[index : index + len(replacement)] = replacement
                 index += len(replacement)
@@ -169,22 +192,28 @@ class SpellingCorrector:
                 index += max(1, keep)
         return "".join(chars)
 
-    def _homophone_at(self, chars: list[str], index: int) -> tuple[int, str | None]:
-        """(length of a correct vocabulary word here, or a replacement)."""
+    def _homophone_at(self, run: str, chars: list[str], index: int) -> tuple[int, str | None]:
+        """(length of a correct vocabulary word here, or a replacement). ``chars`` is
+        ``run`` with the repairs made so far, all before ``index``."""
+        by_length = self._candidates(chars[index])
         # Longest window first; a window that already is a vocabulary word stays.
         for length in range(min(_MAX_CJK, len(chars) - index), 1, -1):
-            window = "".join(chars[index : index + length])
+            window = run[index : index + length]
             if window in self._cjk_words:
                 return length, None
             if self._common.get(window, 0) >= _COMMON_WORD_FREQUENCY:
                 return length, None  # a common word of its own (接口), not a typo
-            fits = {
-                word
-                for toneless in (True, False)
-                for reading in self._reading(chars[index], toneless)
-                for word, syllables in self._by_first.get((reading, length, toneless), ())
-                if self._sounds_like(window, word, syllables, toneless)
-            }
+            if length < _TWO_OFF_FROM:
+                fits = self._one_off(window)
+            else:
+                candidates = by_length.get(length)
+                if candidates is None:
+                    continue
+                fits = {
+                    word
+                    for word, syllables, toneless in candidates
+                    if self._sounds_like(window, word, syllables, toneless)
+                }
             if len(fits) == 1:
                 fit = fits.pop()
                 changed = [index + i for i, ch in enumerate(fit) if chars[index + i] != ch]
@@ -194,6 +223,42 @@ class SpellingCorrector:
             if len(fits) > 1:
                 return 0, None  # two readings compete: leave the text alone
         return 0, None
+
+    def _one_off(self, window: str) -> set[str]:
+        """The vocabulary words of the window's length (two or three characters) that
+        differ from it in exactly one character, read as the typed one may be read, and
+        open with a reading of the window's first character: what comparing it with every
+        candidate syllable by syllable finds, looked up by the characters kept."""
+        fits: set[str] = set()
+        for position in range(len(window)):
+            kept = window[:position] + window[position + 1 :]
+            for word, syllables, toneless in self._one_off_index.get((position, kept), ()):
+                if (
+                    word[position] != window[position]
+                    and syllables[0] in self._reading(window[0], toneless)
+                    and syllables[position] in self._reading(window[position], toneless)
+                ):
+                    fits.add(word)
+        return fits
+
+    def _candidates(self, char: str) -> Mapping[int, _Candidates]:
+        """The vocabulary words of four characters or more a window opening with ``char``
+        may stand for, by length: (word, its syllables, read without tones) for every
+        reading of ``char``."""
+        found = self._openings.get(char)
+        if found is None:
+            by_length: dict[int, list[tuple[str, tuple[str, ...], bool]]] = {}
+            for toneless in (True, False):
+                for reading in self._reading(char, toneless):
+                    for length, words in self._by_first.get((reading, toneless), {}).items():
+                        if length >= _TWO_OFF_FROM:  # shorter ones: ``_one_off``
+                            by_length.setdefault(length, []).extend(
+                                (word, syllables, toneless) for word, syllables in words
+                            )
+            found = {length: tuple(words) for length, words in by_length.items()}
+            if len(self._openings) < _READINGS_CACHE_LIMIT:
+                self._openings[char] = found
+        return found
 
     def _word_overlaps(self, chars: list[str], index: int, length: int, changed: list[int]) -> bool:
         """Whether a vocabulary word, as typed, starts inside the window, runs past it
@@ -220,7 +285,7 @@ class SpellingCorrector:
             differing += 1
             if syllable not in self._reading(typed, toneless):
                 return False
-        return 0 < differing <= (1 if len(word) < 4 else 2)
+        return 0 < differing <= (1 if len(word) < _TWO_OFF_FROM else 2)
 
     def _correct_latin(self, word: str) -> str:
         if word in self._latin_words:

@@ -323,7 +323,7 @@ class PinyinNames:
     比亚迪) is nothing. A form that is an English word is left as written; one that is a
     Latin name word too (huawei) is that word, joined."""
 
-    __slots__ = ("_forms", "_latin", "_phrases")
+    __slots__ = ("_forms", "_latin", "_phrases", "_prefixes")
 
     def __init__(
         self,
@@ -368,6 +368,10 @@ class PinyinNames:
         self._phrases = {
             k: next(iter(v)) for k, v in spelt.items() if len(v) == 1 and k not in self._forms
         }
+        # Every beginning of a form: words joined into none of them join into no form.
+        self._prefixes = frozenset(
+            form[:end] for form in (*self._forms, *self._phrases) for end in range(1, len(form))
+        )
 
     def replace(self, text: str) -> str:
         if not self._forms:
@@ -450,4 +454,6 @@ class PinyinNames:
             form = forms.get(joined)
             if form is not None and all(o in form[1] for o in offsets):
                 best = (last, form[0])
+            if joined not in self._prefixes:
+                break  # no longer form begins with these words
         return best
