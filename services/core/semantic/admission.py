@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from services.core.errors import CachecohError
 from services.core.semantic.fingerprint import BYPASS_INTENTS, CACHEABLE_INTENTS
-from services.core.semantic.lexicon import COLLOQUIAL, colloquial_pattern
+from services.core.semantic.lexicon import COLLOQUIAL, colloquial_pattern, parse_label
 from services.core.semantic.phrases import Hit, PhraseSet
 
 PRODUCT_MASK = "§"
@@ -247,16 +247,34 @@ class CueContext:
     #: Spans of adverbs that modify an adjective (比较 in 车位比较小); asked lazily,
     #: since it costs a part-of-speech pass.
     degree_adverbs: Callable[[], frozenset[tuple[int, int]]]
+    #: attribute → the words of its multi-word phrases ("difference" of price protection's
+    #: "refund the difference").
+    phrase_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
+def _word_of_asked_attribute(hit: Hit, context: CueContext) -> bool:
+    """Whether ``hit`` is a word of the phrases of an attribute the question asks in
+    other words: "the price drops …, is the difference refunded" states price
+    protection, whose own phrase is "refund the difference"."""
+    word = hit.text.strip()
+    return any(
+        word in context.phrase_words.get(parse_label(a.label).name, ())
+        for a in context.strong_attribute_hits
+        if not a.overlaps(hit)
+    )
 
 
 def only_other_words(hits: Sequence[Hit], context: CueContext) -> bool:
     """Whether every compare cue is a word of something else: inside a multi-word
-    attribute phrase ("refund the difference") or a degree adverb ("车位比较小": 比较
-    before an adjective is "fairly")."""
+    attribute phrase ("refund the difference"), a word of such a phrase of an attribute
+    the question asks otherwise, or a degree adverb ("车位比较小": 比较 before an
+    adjective is "fairly")."""
     phrases = [a for a in context.strong_attribute_hits if " " in a.text.strip()]
     if not hits:
         return False
-    if all(any(h.overlaps(a) for a in phrases) for h in hits):
+    if all(
+        any(h.overlaps(a) for a in phrases) or _word_of_asked_attribute(h, context) for h in hits
+    ):
         return True
     adverbs = context.degree_adverbs()
     return all((h.start, h.end) in adverbs or any(h.overlaps(a) for a in phrases) for h in hits)

@@ -54,6 +54,7 @@ from services.core.semantic.products import (
 from services.core.semantic.reader import NgramReader
 from services.core.semantic.segment import WordSegmenter
 from services.core.semantic.transliteration import opens_a_word, vocabulary_openings
+from services.core.semantic.versions import LaunchVersions, newer_versions, versioned_attributes
 
 
 class SemanticExtractor:
@@ -143,6 +144,37 @@ class SemanticExtractor:
         )
         self._product_keys = _product_varying_keys(specs)
         self._volatile = volatile_attributes(attributes)
+        # The words of each attribute's multi-word phrases: a compare cue among them
+        # ("difference") belongs to that attribute when the question asks it otherwise.
+        self._phrase_words = MappingProxyType(
+            {
+                str(attr_id): frozenset(
+                    word
+                    for phrase in (
+                        *raw.get("phrases", ()),
+                        *self._vocabulary_forms(attributes, str(attr_id)),
+                    )
+                    if " " in str(phrase).strip()
+                    for word in str(phrase).lower().split()
+                )
+                for attr_id, raw in lexicon_doc.get("attributes", {}).items()
+            }
+        )
+        # A version above the one a product launched with is a future update (predict).
+        versioned = versioned_attributes(attributes)
+        self._version_patterns = tuple(
+            re.compile(str(pattern))
+            for attr_id in sorted(versioned)
+            for pattern in lexicon_doc.get("attributes", {})
+            .get(attr_id, {})
+            .get("value_patterns", ())
+        )
+        self._launch_versions = {
+            product_id: LaunchVersions.of(
+                t for attr_id in versioned for t in _spec_texts_of(product_specs.get(attr_id))
+            )
+            for product_id, product_specs in specs.items()
+        }
         # (attribute, key, value) → the categories of the products whose spec offers it.
         value_categories: dict[tuple[str, str, str], set[str]] = {}
         for entry in entries:
@@ -374,6 +406,7 @@ class SemanticExtractor:
             gate_text,
             [h for h in attribute_words() if parse_label(h.label).kind == "strong"],
             lambda: frozenset(self._segmenter.degree_adverbs(gate_text)),
+            self._phrase_words,
         )
         skip: set[str] = set()
         while True:
@@ -720,6 +753,12 @@ class SemanticExtractor:
             structural["compare"] = f"several values of {', '.join(reading.conflicting_keys())}"
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
+        if len(product_ids) == 1:
+            newer = newer_versions(
+                masked, self._version_patterns, self._launch_versions[product_ids[0]]
+            )
+            if newer:
+                structural["predict"] = f"a newer version than at launch: {newer[0]!r}"
         gate_text = _blank_words(masked, trademarks)
         gate_text = _blank_spans(gate_text, self._named_beside(masked, attribute_words))
         bypass = self._first_meant_bypass(gate_text, boundaries, structural, attribute_words)
