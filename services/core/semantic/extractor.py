@@ -885,9 +885,10 @@ class SemanticExtractor:
             else None
         )
         if own is not None:
-            # "screen size, is it 6.3?": the product's own value asked to be confirmed,
-            # its unit left out; any other bare number may name a variant (abstain).
-            durations += [h for h in _stated_numbers(masked) if float(h.text) == own]
+            # "screen size, is it 6.3?", "msrp 1899", "14 days right?": the product's own
+            # value asked to be confirmed, its unit left out, wherever it stands; any
+            # other bare number may name a variant (abstain).
+            durations += [h for h in _whole_numbers(masked) if float(h.text) == own]
         codes = self._value_codes.get((product, attribute)) if product is not None else None
         if codes is not None:
             # "is it H2", "是9000S吗", "出厂是鸿蒙4.0吗": a code of the product's own text
@@ -997,15 +998,9 @@ _STATED_AMOUNT = re.compile(
 )
 
 
-#: A bare number asked to be confirmed, any length ("is it 6.3?", "是6.1吗", "display
-#: size, 6.3?": a clause of its own).
-_STATED_NUMBER = re.compile(
-    r"(?:是|\bis(?: it)?|[,，]|^)\s*(\d+(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)"
-)
-
-
-def _stated_numbers(text: str) -> list[Hit]:
-    return [Hit("number", m.start(1), m.end(1), m.group(1)) for m in _STATED_NUMBER.finditer(text)]
+def _whole_numbers(text: str) -> list[Hit]:
+    """Every number of ``text`` (digits not inside another number)."""
+    return [Hit("number", m.start(), m.end(), m.group()) for m in _NUMBER.finditer(text)]
 
 
 #: A code in a text value: letters glued to a number (a17, h2, 9000s) or a version (4.0).

@@ -35,6 +35,10 @@ UNIT_VALUE_MARK = "##"
 #: Marks a weak cue that is the unit asked for ("多少瓦时", "in mm"): the unit names the
 #: attribute as a stated value's unit does.
 UNIT_ASKED_MARK = "^^"
+#: An ISO 4217 currency code (CNY, USD): three capitals, as no unit of measure is written.
+_CURRENCY_CODE = re.compile(r"[A-Z]{3}")
+#: The symbols of the units of time (SI and accepted for use with it).
+_TIME_UNITS = frozenset(("s", "min", "h", "d"))
 _ANNOTATED = re.compile(r"^(?P<phrase>.+?)\s*[((](?P<note>[^()()]+)[))]\s*$")
 
 
@@ -305,6 +309,15 @@ class SlotLexicon:
                 raw,
             ),
             (str(k) for k in lexicon_doc.get("variant_nicknames", {})),
+            # Measures, not money or time: a currency's words (元, 块, 万) follow
+            # numerals of ordinary words too (一块儿), and a count of time (一小时后) is
+            # the asker's or a policy's period more often than a spec's value.
+            (
+                str(w)
+                for unit, words in lexicon_doc.get("units", {}).items()
+                if not _CURRENCY_CODE.fullmatch(str(unit)) and str(unit) not in _TIME_UNITS
+                for w in words
+            ),
         )
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}

@@ -191,6 +191,7 @@ class TextNormaliser:
         "_spelling",
         "_spoken_number",
         "_transliterator",
+        "_units_after",
         "_words",
     )
 
@@ -204,17 +205,23 @@ class TextNormaliser:
         names: Iterable[str] = (),
         pinyin: PinyinNames | None = None,
         nicknames: Iterable[str] = (),
+        unit_words: Iterable[str] = (),
     ) -> None:
         """``number_heads``: Latin name words a model number follows in the catalog's
         names (iphone of "iPhone 15", mate, model, series): an English number word after
         one of them is that model number ("model three" is Model 3). ``names``: the
         catalog's names (a series word some name writes with l or o before a digit keeps
-        them as letters). ``pinyin``: catalog Chinese names spelt in pinyin (biyadi han)."""
+        them as letters). ``pinyin``: catalog Chinese names spelt in pinyin (biyadi han).
+        ``unit_words``: Chinese words of the vocabulary's units (公斤, 小时): a numeral
+        right before one is a measure (一公斤 → 1公斤), as before the built-in ones."""
         self._spelling = spelling
         self._pinyin = pinyin
         # Variant nicknames (大杯, 超大杯): a numeral with a place value before one is the
         # model number they follow (十六大杯); a bare digit is a count there (一大杯水).
         self._nicknames = tuple(sorted((n for n in nicknames if len(n) > 1), key=len))
+        self._units_after = tuple(
+            dict.fromkeys((*_UNIT_AFTER, *(w for w in unit_words if w and not w.isascii())))
+        )
         heads = sorted({h.lower() for h in number_heads if len(h) >= 2}, key=len, reverse=True)
         self._spoken_number = (
             re.compile(
@@ -354,7 +361,7 @@ class TextNormaliser:
             (before and before[-1].isascii() and before[-1].isalpha())
             or before.endswith("第")
             or any(before.endswith(word) for word in self._series_words)
-            or (after.startswith(_UNIT_AFTER) and not _is_relative_generation(before, after))
+            or (after.startswith(self._units_after) and not _is_relative_generation(before, after))
             or _LATIN_UNIT_AFTER.match(text, match.end()) is not None
             or _is_digit_string(run)
             or (

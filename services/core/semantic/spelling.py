@@ -307,7 +307,8 @@ class SpellingCorrector:
 
     def _correct_short_name(self, word: str) -> str:
         """A short word next to a product-name word: two adjacent letters swapped (telsa,
-        mtae, por), or, from four letters and for a name word of five or more, one letter
+        mtae, por), a letter typed twice (maxx, proo) or x written as it sounds, ks
+        (maks), or, from four letters and for a name word of five or more, one letter
         dropped, added or changed (utra, wach; never "prob" for "pro"), with the same
         first letter; only when exactly one name word fits."""
         if len(word) < _MIN_NAME_LATIN:
@@ -319,6 +320,8 @@ class SpellingCorrector:
             and target != word
             and (
                 _swapped(word, target)
+                or _doubled(word, target)
+                or _x_spelt_out(word, target)
                 or (
                     len(word) >= _MIN_SHORT_EDIT
                     and len(target) > _MIN_SHORT_EDIT
@@ -328,6 +331,20 @@ class SpellingCorrector:
             and abs(len(target) - len(word)) <= 1
         }
         return fits.pop() if len(fits) == 1 else word
+
+
+def _doubled(typed: str, meant: str) -> bool:
+    """Whether ``typed`` is ``meant`` with one of its letters typed twice (maxx, proo)."""
+    return len(typed) == len(meant) + 1 and any(
+        typed[i] == typed[i + 1] and typed[:i] + typed[i + 1 :] == meant
+        for i in range(len(typed) - 1)
+    )
+
+
+def _x_spelt_out(typed: str, meant: str) -> bool:
+    """Whether ``typed`` is ``meant`` with its x written as the sound it stands for in
+    English, ks (maks for max)."""
+    return "x" in meant and "ks" in typed and typed.replace("ks", "x") == meant
 
 
 def _swapped(typed: str, meant: str) -> bool:
