@@ -280,6 +280,67 @@ def only_other_words(hits: Sequence[Hit], context: CueContext) -> bool:
     return all((h.start, h.end) in adverbs or any(h.overlaps(a) for a in phrases) for h in hits)
 
 
+#: An A-not-A question of a verb (要不要, 需不需要): "is it so or not".
+_A_NOT_A = re.compile(r"(.)不\1")
+#: What may stand between an A-not-A 要 and its object: an adverb and a verb of paying
+#: (要不要另外加运费), no name, no clause break.
+_TO_OBJECT = re.compile(r"[\u4e00-\u9fff]{0,4}")
+#: Sentence-final particles of a chat question.
+_FINAL_PARTICLES = re.compile(r"[呀啊吗呢么嘛哈呐的~～]*\s*(?:$|[,，.。?？!！;；])")
+
+
+def only_fee_asked(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every recommend cue is an A-not-A 要 whose object, ending the clause, is a
+    fee the vocabulary names (偏远地区要不要运费: "is there a charge", a fact of the store's
+    rules); 要不要加钱上… or 要不要买… still ask for advice."""
+    text = context.text
+    fees = [a for a in context.strong_attribute_hits if a.text.strip().endswith("费")]
+    return bool(hits) and all(
+        _A_NOT_A.search(h.text)
+        and any(
+            # 要运费 is a phrase of the vocabulary too: its 要 is the cue's last one.
+            a.start >= h.start
+            and a.end > h.end
+            and _TO_OBJECT.fullmatch(text, h.end, max(h.end, a.start))
+            and _FINAL_PARTICLES.match(text, a.end)
+            for a in fees
+        )
+        for h in hits
+    )
+
+
+#: The modal 会 before the existential 有 and a question word (开箱会有哪些东西): "what is
+#: there", said of what a product is; 还会有… ("still") looks ahead.
+_MODAL_EXISTENTIAL = re.compile(r"(?<!还)(?P<cue>会有)\s*(?:哪些|哪几|什么|啥|几|多少)")
+#: Between a modifier and the noun it modifies: 的 and a few characters (仿生).
+_MODIFIED = re.compile(r"的?[\u4e00-\u9fff]{0,3}")
+#: A copula before a cue: the cue describes what the product is (是不是新一代的芯片).
+_COPULA_BEFORE = re.compile(r"(?:是不是|是否|是)\s*$")
+
+
+def only_present_described(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every predict cue describes the product as it is: a modal existential
+    asking what there is (开箱会有哪些东西), or a generation word that a copula says the
+    product's own attribute is (是不是新一代的仿生芯片); 会有…吗, 新一代什么时候出 and
+    是新一代吗 still look ahead."""
+    text = context.text
+    attributes = context.strong_attribute_hits
+
+    def described(hit: Hit) -> bool:
+        existential = _MODAL_EXISTENTIAL.match(text, hit.start)
+        if existential is not None and existential.end("cue") == hit.end:
+            return True
+        copula = _COPULA_BEFORE.search(text, max(0, hit.start - 3), hit.start)
+        if "代" not in hit.text or copula is None:
+            return False
+        # 新一代的仿生芯片: the attribute word heads the noun phrase the cue begins.
+        return any(
+            a.start >= hit.end and _MODIFIED.fullmatch(text, hit.end, a.start) for a in attributes
+        )
+
+    return bool(hits) and all(described(h) for h in hits)
+
+
 #: The cues of an intent that a question can carry without meaning it, as a table:
 #: when every cue of the intent the gate found passes its test, the gate is asked again
 #: without that intent (a structural reason, such as two products named, is never read
@@ -287,8 +348,10 @@ def only_other_words(hits: Sequence[Hit], context: CueContext) -> bool:
 SET_ASIDE_TESTS: Mapping[str, Callable[[Sequence[Hit], CueContext], bool]] = MappingProxyType(
     {
         "compare": only_other_words,
-        "recommend": lambda hits, context: only_rating_asked(
-            hits, context.text, context.strong_attribute_hits
+        "predict": only_present_described,
+        "recommend": lambda hits, context: (
+            only_rating_asked(hits, context.text, context.strong_attribute_hits)
+            or only_fee_asked(hits, context)
         ),
         "realtime": lambda hits, context: only_set_aside(hits, context.text),
     }

@@ -632,16 +632,20 @@ class SemanticExtractor:
         ):
             return None
         cues = self._gate.hits(intent, gate_text, boundaries)
-        worded = [(h.start, h.end) for h in attribute_words()]
+        worded = attribute_words()
         blanked: list[tuple[int, int]] = []
         for start, end in clauses:
             clause = gate_text[start:end]
             inside = [h for h in cues if start <= h.start and h.end <= end]
-            if (
-                not inside
-                or PRODUCT_MASK in clause
-                or UNKNOWN_MASK in clause
-                or any(start < e and s < end for s, e in worded)
+            if not inside or PRODUCT_MASK in clause or UNKNOWN_MASK in clause:
+                continue
+            own_words = [h for h in worded if start < h.end and h.start < end]
+            if own_words and not (
+                # 我在几个平台看到的价格都不一样，…官网定价是多少: the clause's attribute
+                # is the one the question asks elsewhere; it only says what was seen.
+                intent == "compare"
+                and _named_elsewhere(own_words, worded, start, end)
+                and self._reports_difference(gate_text, start, end, inside)
             ):
                 continue
             local = frozenset(b - start for b in boundaries if start <= b <= end) | {0, len(clause)}
@@ -664,7 +668,9 @@ class SemanticExtractor:
                 adverbs = {
                     (s + start, e + start) for s, e in self._segmenter.degree_adverbs(clause)
                 }
-                if any((h.start, h.end) not in adverbs for h in inside):
+                if any(
+                    (h.start, h.end) not in adverbs for h in inside
+                ) and not self._reports_difference(gate_text, start, end, inside):
                     continue
             elif not _FIRST_PERSON.search(clause) or (
                 intent == "personal" and any(ch.isdigit() for ch in clause)
@@ -675,6 +681,25 @@ class SemanticExtractor:
         if not blanked:
             return None
         return _blank_spans(gate_text, blanked)
+
+    def _reports_difference(
+        self, gate_text: str, start: int, end: int, cues: Sequence[Hit]
+    ) -> bool:
+        """Whether the clause ``gate_text[start:end]`` states what the asker found (我看网上
+        说法不一样): a first-person subject, then a verb, before every cue, and no question
+        in it; "我想知道有什么不一样" asks a comparison."""
+        clause = gate_text[start:end]
+        person = _FIRST_PERSON.search(clause)
+        if (
+            person is None
+            or _QUESTION_WORD.search(clause)
+            or gate_text[end : end + 1] in {"?", "？"}
+        ):
+            return False
+        first_cue = min(h.start for h in cues) - start
+        return person.end() < first_cue and self._segmenter.has_verb(
+            clause[person.end() : first_cue]
+        )
 
     def _without_name_values(
         self, hits: list[Hit], products: Sequence[Mention], norm: str
@@ -937,6 +962,12 @@ _SITUATION_INTENTS = frozenset(("realtime", "predict", "compare", "personal"))
 #: is checked against every cue, which must stay linear in the question's length).
 _MAX_SITUATION_CLAUSES = 6
 _FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z])")
+#: What makes a clause a question: a question word or particle (几, but not 好几 or 十几:
+#: "several").
+_QUESTION_WORD = re.compile(
+    r"什么|啥|哪|谁|多少|(?<![好十])几|怎么|如何|吗|么|嘛|呢"
+    r"|(?<![a-z])(what|which|how|why|whether|if)(?![a-z])"
+)
 #: Clauses end at punctuation and, in chat, at a space between two Chinese characters:
 #: written Chinese has no spaces between words, so such a space is a pause between clauses
 #: (我下个月去旅游 想买个…); a space next to a Latin word or a number only separates words.
@@ -945,6 +976,12 @@ _CLAUSE_SPLIT = re.compile(r"[,，.。?？!！;；]|(?<=[\u4e00-\u9fff])\s+(?=[\
 
 #: A word written in capitals (MY, MBP), two to four letters.
 _CAPITAL_WORD = re.compile(r"(?<![A-Za-z])[A-Z]{2,4}(?![A-Za-z])")
+
+
+def _named_elsewhere(words: Sequence[Hit], every: Sequence[Hit], start: int, end: int) -> bool:
+    """Whether each attribute ``words`` name is named by a word outside ``start:end``."""
+    outside = {parse_label(h.label).name for h in every if h.end <= start or end <= h.start}
+    return all(parse_label(h.label).name in outside for h in words)
 
 
 def _capitals(text: str) -> frozenset[str]:

@@ -20,6 +20,8 @@ _JIEBA_BLOCK: re.Pattern[str] = jieba.re_han_default
 
 #: Adjectives of quantity jieba tags as numerals: 比较 before them is "fairly" too.
 _QUANTITY = frozenset(("多", "少"))
+#: Verbs after which 比较 still compares: the copula and 有 (比较是否…, 比较有哪些区别).
+_NOT_GRADED = frozenset(("是", "是否", "有"))
 
 
 class WordSegmenter:
@@ -93,6 +95,10 @@ class WordSegmenter:
             position += len(word)
         return spans, verb
 
+    def has_verb(self, text: str) -> bool:
+        """Whether jieba's tagger finds a verb in ``text`` (看, 看到 in 我在网上看到的…)."""
+        return any(pair.flag.startswith("v") for pair in self._tagger.cut(text, HMM=False))
+
     def degree_adverbs(self, text: str) -> list[tuple[int, int]]:
         """Spans of adverbs that modify an adjective right after them (jieba's part-of-
         speech tags: 比较 in 车库比较窄 is "fairly", not "compare")."""
@@ -102,7 +108,34 @@ class WordSegmenter:
         for index, (word, flag) in enumerate(tagged):
             following, after = tagged[index + 1][::-1] if index + 1 < len(tagged) else ("", "")
             # 多 / 少 are adjectives of quantity the tagger calls numerals (打游戏比较多).
-            if flag.startswith("d") and (following.startswith("a") or after in _QUANTITY):
+            if flag.startswith("d") and (
+                following.startswith("a")
+                or after in _QUANTITY
+                or (following == "v" and _graded_verb(tagged, index + 1))
+            ):
                 spans.append((position, position + len(word)))
             position += len(word)
         return spans
+
+
+def _graded_verb(tagged: list[tuple[str, str]], index: int) -> bool:
+    """Whether the verb at ``index`` is one a degree adverb before it grades (比较在意,
+    比较纠结, 比较怕踩坑: verbs of feeling), not a complement of 比较 the verb "compare":
+    a directional one (比较起来, 比较出来), a reduplicated "try and see" (比较看看) or a
+    single character ending the phrase (比较完了, 比较买哪个); the copula and 有 stay
+    "compare" (比较是否…)."""
+    verb = tagged[index][0]
+    if verb in _NOT_GRADED or verb[-1] in "来去" or (len(verb) % 2 == 0 and _doubled(verb)):
+        return False
+    if len(verb) > 1:
+        return True
+    # A one-character verb of feeling takes an object (比较怕踩坑, 比较爱拍照); one
+    # followed by a particle, a pronoun or nothing is the action compared or its result.
+    _, after = tagged[index + 1] if index + 1 < len(tagged) else ("", "x")
+    return after[:1] not in {"u", "r", "x", "m", "q", "f", ""}
+
+
+def _doubled(verb: str) -> bool:
+    """看看, 比较比较: a verb said twice."""
+    half = len(verb) // 2
+    return verb[:half] == verb[half:]
