@@ -10,6 +10,7 @@ maps two tenants' API keys to one tenant (a misconfiguration) must be caught too
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterator
@@ -47,6 +48,7 @@ from services.harness.checks.tenant_traffic import (
 )
 from services.harness.checks.upstream_ledger import answer_origin
 from services.paths import DEMO_DATA_DIR
+from tests.conftest import postgres_schema
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -77,12 +79,21 @@ def _plan(stack: CheckStack, requests: int, seed: int) -> TrafficPlan:
     )
 
 
-@pytest.fixture(scope="module")
-def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CleanRun]:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def clean_run(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CleanRun]:
     """One stack, CI-sized mixed traffic, probes, admin checks and the scan (before any
-    test plants anything)."""
-    config = isolation_stack_config(work_dir=tmp_path_factory.mktemp("isolation"))
-    with running_stack(config) as stack:
+    test plants anything): on SQLite (the embedded default) and on a Postgres schema of
+    its own (the production path)."""
+    with contextlib.ExitStack() as resources:
+        database_url = (
+            resources.enter_context(postgres_schema()) if request.param == "postgres" else None
+        )
+        config = isolation_stack_config(
+            work_dir=tmp_path_factory.mktemp("isolation"), database_url=database_url
+        )
+        stack = resources.enter_context(running_stack(config))
         plan = _plan(stack, CI_REQUESTS, seed=3)
         traffic = asyncio.run(drive(stack, plan, concurrency=16, timeout_s=60))
         pool = QuestionPool.load(DEMO_DATA_DIR)
@@ -241,7 +252,7 @@ def test_planted_raw_personal_values_are_found(clean_run: CleanRun) -> None:
         redis.close()
     with stack.log_paths()["gateway_log"].open("a", encoding="utf-8") as log:
         log.write(f"INFO leaked contact {email.text.upper()}\n")
-    engine = sa.create_engine(f"sqlite:///{stack.database_path}")
+    engine = sa.create_engine(stack.database_url)
     with engine.begin() as connection:
         connection.execute(sa.text("CREATE TABLE planted_leak (digest TEXT)"))
         digest = hashlib.sha256(card.canonical.encode()).hexdigest()
