@@ -1,10 +1,11 @@
 """Promise 4 at CI size, and proof that each of its detectors can fail.
 
 The figures of the full run come from ``cachecoh check isolation --requests 100000 --json``;
-here the same code sends a few thousand requests. Then, on the same live stack, a
-cross-tenant entry is planted in Redis and raw personal values are planted in Redis, SQL
-and the gateway log, and the detectors must report them. A second stack whose gateway
-maps two tenants' API keys to one tenant (a misconfiguration) must be caught too.
+here the same code sends 2,000 requests (a purge every 700), on SQLite and on Postgres.
+Then, on the same live stack, a cross-tenant entry is planted in Redis and raw personal
+values are planted in Redis, SQL and the gateway log, and the detectors must report them.
+A second stack whose gateway maps two tenants' API keys to one tenant (a
+misconfiguration) must be caught too.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from tests.conftest import postgres_schema
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-CI_REQUESTS = 3000
+CI_REQUESTS = 2000
 
 
 @dataclass
@@ -67,8 +68,8 @@ class CleanRun:
     control: dict[str, int]
 
 
-def _plan(stack: CheckStack, requests: int, seed: int) -> TrafficPlan:
-    shape = TrafficShape(requests=requests, seed=seed, purge_every=1000)
+def _plan(stack: CheckStack, requests: int, seed: int, purge_every: int = 1000) -> TrafficPlan:
+    shape = TrafficShape(requests=requests, seed=seed, purge_every=purge_every)
     salt_key = stack.cache_salt_key.encode()
     tenants = stack.config.tenants
     return TrafficPlan(
@@ -94,7 +95,7 @@ def clean_run(
             work_dir=tmp_path_factory.mktemp("isolation"), database_url=database_url
         )
         stack = resources.enter_context(running_stack(config))
-        plan = _plan(stack, CI_REQUESTS, seed=3)
+        plan = _plan(stack, CI_REQUESTS, seed=3, purge_every=700)
         traffic = asyncio.run(drive(stack, plan, concurrency=16, timeout_s=60))
         pool = QuestionPool.load(DEMO_DATA_DIR)
         probes = asyncio.run(probe_spoofing(stack, pool.cacheable[:20]))
