@@ -112,20 +112,15 @@ def test_every_write_runs_on_the_writers_own_thread(audit: AuditLog) -> None:
     writer = AuditWriter(audit, CoherenceMetrics.create(), flush_s=0.005)
 
     async def run() -> None:
-        done = asyncio.Event()
-        acks = 0
-
-        async def ack() -> None:
-            nonlocal acks
-            acks += 1
-            if acks == 3:
-                done.set()
-
         task = asyncio.create_task(writer.run())
         for n in range(3):
+            written = asyncio.Event()
+
+            async def ack(written: asyncio.Event = written) -> None:
+                written.set()
+
             await writer.submit(_record(n), ack)
-            await asyncio.sleep(0.02)  # one write each
-        await done.wait()
+            await written.wait()  # one write each: the next record is submitted after it
         task.cancel()
 
     asyncio.run(run())
