@@ -10,9 +10,11 @@ nothing is flushed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -25,6 +27,7 @@ from services.adapters.embedded_broker import (
     ExternalBroker,
     wait_for_port,
 )
+from services.adapters.sql.engine import upgrade
 from services.core.keys import KeySpace
 
 REDIS_URL = os.environ.get("CACHECOH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -73,9 +76,9 @@ async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
     await client.aclose()
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A fresh schema in the local Postgres for this session, dropped at the end."""
+@contextlib.contextmanager
+def postgres_schema() -> Iterator[str]:
+    """A URL of a fresh schema of its own in the local Postgres, dropped (only it) on exit."""
     schema = f"cctest_{uuid.uuid4().hex[:10]}"
     admin = sa.create_engine(POSTGRES_URL)
     try:
@@ -84,10 +87,33 @@ def postgres_url() -> Iterator[str]:
     except sa.exc.OperationalError as exc:
         pytest.fail(f"Postgres is required at {POSTGRES_URL}: {exc}")
     sep = "&" if "?" in POSTGRES_URL else "?"
-    yield f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}"
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    try:
+        yield f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A fresh schema in the local Postgres for this session, dropped at the end."""
+    with postgres_schema() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def fresh_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Each test its own database: a SQLite file (the embedded default) or a fresh
+    Postgres schema (the production path), migrated."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'cachecoh.db'}"
+        upgrade(url)
+        yield url
+        return
+    with postgres_schema() as url:
+        upgrade(url)
+        yield url
 
 
 @pytest.fixture(scope="session")

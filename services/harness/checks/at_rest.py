@@ -1,8 +1,8 @@
 """Everything the isolation stack keeps, dumped and scanned for personal values.
 
 Redis (every key and value, and the append-only file: every write since start, so data
-written and then deleted counts too), every row of every SQL table and the database
-files as bytes (free pages keep deleted rows), and the logs of every process.
+written and then deleted counts too), every row of every SQL table and, for SQLite, the
+database files as bytes (free pages keep deleted rows), and the logs of every process.
 """
 
 from __future__ import annotations
@@ -72,9 +72,11 @@ def scan_stack(
         client.close()
     for path in stack.redis_history_files():
         scans.append(scanner.scan(f"redis_history:{path.name}", path.read_bytes()))
-    scans.append(scanner.scan("sql_rows", sql_dump(f"sqlite:///{stack.database_path}")))
-    for path in sorted(stack.database_path.parent.glob(stack.database_path.name + "*")):
-        scans.append(scanner.scan(f"sql_file:{path.name}", path.read_bytes()))
+    scans.append(scanner.scan("sql_rows", sql_dump(stack.database_url)))
+    database_path = stack.database_path
+    if database_path is not None:  # SQLite: the files too (free pages keep deleted rows)
+        for path in sorted(database_path.parent.glob(database_path.name + "*")):
+            scans.append(scanner.scan(f"sql_file:{path.name}", path.read_bytes()))
     for name, path in stack.log_paths().items():
         scans.append(scanner.scan(name, path.read_bytes()))
     for name, data in (extra or {}).items():

@@ -4,8 +4,9 @@ as the checks want it, and what the checks read from it.
 ``redis-server`` (private: the checks scan every key, and its append-only file keeps every
 write ever made) ← gateway (one worker, uvloop) → upstream ledger
 (``services.harness.checks.upstream_ledger``) → offline engine. The spec store is a SQLite file
-seeded with the demo catalog. No broker or worker: the checks exercise the gateway. Every
-process writes its log to a file in the run's work directory, and those files are scanned too.
+(or the Postgres database of ``StackConfig.database_url``) seeded with the demo catalog. No
+broker or worker: the checks exercise the gateway. Every process writes its log to a file in
+the run's work directory, and those files are scanned too.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import psutil
 import redis
+from sqlalchemy.engine import make_url
 
 from services.core.prompt import derive_cache_salt
 from services.harness.checks.upstream_ledger import LedgerLine, read_ledger, salt_tag
@@ -46,12 +48,16 @@ class StackConfig:
     gateway_log_level: str = "INFO"
     work_dir: Path | None = None
     keep_work_dir: bool = False
+    #: The SQL database (default: a SQLite file in the work directory; a Postgres URL
+    #: checks the production path).
+    database_url: str | None = None
 
     def stack_options(self) -> StackOptions:
         return StackOptions(
             name="check",
             work_dir=self.work_dir,
             keep_work_dir=self.keep_work_dir,
+            database_url=self.database_url,
             broker=False,
             redis="private",
             redis_history=self.redis_history,
@@ -100,8 +106,17 @@ class CheckStack:
         return self.stack.redis_prefix
 
     @property
-    def database_path(self) -> Path:
-        return Path(self.stack.database_url.removeprefix("sqlite:///"))
+    def database_url(self) -> str:
+        return self.stack.database_url
+
+    @property
+    def database_path(self) -> Path | None:
+        """The SQLite file, if the database is one (a Postgres cluster's files are not the
+        stack's own)."""
+        url = make_url(self.stack.database_url)
+        if url.get_backend_name() != "sqlite" or not url.database:
+            return None
+        return Path(url.database)
 
     def gateway_tenant(self, tenant: str) -> str:
         return self.config.gateway_tenants.get(tenant, tenant)

@@ -1,5 +1,5 @@
 """The batched audit writer: a fetched batch's rows are acked together, only once they
-are committed, and submitting waits while too many rows are pending."""
+are committed, and submitting waits while too many rows are pending (SQLite and Postgres)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
+
+import pytest
 
 from services.adapters.sql.audit import AuditLog, AuditRecord
-from services.adapters.sql.engine import make_engine, upgrade
+from services.adapters.sql.engine import make_engine
 from services.coherence.audit_writer import AuditWriter
 from services.coherence.metrics import CoherenceMetrics
 
@@ -37,14 +38,13 @@ def _record(offset: int) -> AuditRecord:
     )
 
 
-def _audit(tmp_path: Path) -> AuditLog:
-    url = f"sqlite:///{tmp_path / 'audit.db'}"
-    upgrade(url)
-    return AuditLog(make_engine(url))
+@pytest.fixture
+def audit(fresh_database_url: str) -> AuditLog:
+    """An empty audit log on SQLite and on Postgres (the production path)."""
+    return AuditLog(make_engine(fresh_database_url))
 
 
-def test_a_batch_is_acked_once_all_its_rows_are_committed(tmp_path: Path) -> None:
-    audit = _audit(tmp_path)
+def test_a_batch_is_acked_once_all_its_rows_are_committed(audit: AuditLog) -> None:
     writer = AuditWriter(audit, CoherenceMetrics.create(), flush_s=0.01)
     acked: list[tuple[int, set[str]]] = []
 
@@ -72,8 +72,7 @@ def test_a_batch_is_acked_once_all_its_rows_are_committed(tmp_path: Path) -> Non
     assert "e-3" in acked[1][1]
 
 
-def test_submitting_waits_while_too_many_rows_are_pending(tmp_path: Path) -> None:
-    audit = _audit(tmp_path)
+def test_submitting_waits_while_too_many_rows_are_pending(audit: AuditLog) -> None:
     writer = AuditWriter(audit, CoherenceMetrics.create(), max_pending=2, flush_s=0.01)
     order: list[str] = []
 
@@ -100,9 +99,8 @@ def test_submitting_waits_while_too_many_rows_are_pending(tmp_path: Path) -> Non
     assert audit.applied_event_ids() == {"e-1", "e-2", "e-3"}
 
 
-def test_every_write_runs_on_the_writers_own_thread(tmp_path: Path) -> None:
+def test_every_write_runs_on_the_writers_own_thread(audit: AuditLog) -> None:
     """One thread of its own for all writes (not the loop's default executor)."""
-    audit = _audit(tmp_path)
     threads: list[str] = []
     record_many = audit.record_many
 
@@ -114,20 +112,15 @@ def test_every_write_runs_on_the_writers_own_thread(tmp_path: Path) -> None:
     writer = AuditWriter(audit, CoherenceMetrics.create(), flush_s=0.005)
 
     async def run() -> None:
-        done = asyncio.Event()
-        acks = 0
-
-        async def ack() -> None:
-            nonlocal acks
-            acks += 1
-            if acks == 3:
-                done.set()
-
         task = asyncio.create_task(writer.run())
         for n in range(3):
+            written = asyncio.Event()
+
+            async def ack(written: asyncio.Event = written) -> None:
+                written.set()
+
             await writer.submit(_record(n), ack)
-            await asyncio.sleep(0.02)  # one write each
-        await done.wait()
+            await written.wait()  # one write each: the next record is submitted after it
         task.cancel()
 
     asyncio.run(run())

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import redis
+import sqlalchemy as sa
 from kafka import KafkaAdminClient
+from sqlalchemy.engine import make_url
 
 from services.adapters.demo_catalog import load_demo_catalog
 from services.adapters.embedded_redis import RedisServerProcess
 from services.adapters.sql.audit import AuditLog
 from services.adapters.sql.engine import make_engine, upgrade
+from services.adapters.sql.schema import AuditRow
 from services.adapters.sql.spec_store import SpecStore
 from services.core.events import ProductSpecUpdated, new_event
 from services.paths import DEMO_DATA_DIR
@@ -145,36 +149,63 @@ def _wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
     return False
 
 
+@contextlib.contextmanager
+def _audit_writes_blocked(url: str) -> Iterator[None]:
+    """No other writer commits an audit row until the block exits: SQLite's write lock,
+    Postgres' EXCLUSIVE lock on the audit table (readers still read)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        assert parsed.database
+        lock = sqlite3.connect(parsed.database, isolation_level=None, timeout=30)
+        try:
+            lock.execute("BEGIN IMMEDIATE")
+            yield
+        finally:
+            lock.rollback()
+            lock.close()
+        return
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text(f"LOCK TABLE {AuditRow.__tablename__} IN EXCLUSIVE MODE"))
+            try:
+                yield
+            finally:
+                conn.rollback()
+    finally:
+        engine.dispose()
+
+
 def test_no_commit_past_an_event_whose_audit_row_is_not_committed(
-    fresh_env: Callable[[], WorkerEnv], tmp_path: Path
+    fresh_env: Callable[[], WorkerEnv], fresh_database_url: str
 ) -> None:
     """The consumer runs on the app's loop; acks stay manual: a record whose bump Redis
     acknowledged but whose audit row cannot commit (the database is locked) is not acked,
-    so no commit passes it; a restarted worker writes its row."""
+    so no commit passes it; a restarted worker writes its row. On SQLite (the embedded
+    default) and on Postgres (production)."""
     env = fresh_env()
-    path = tmp_path / "audit.db"
-    url = f"sqlite:///{path}"
-    upgrade(url)
+    url = fresh_database_url
     audit = AuditLog(make_engine(url))
     worker = env.worker("audit-a", CACHECOH_DATABASE_URL=url).start()
     worker.wait_ready()
     applied = new_event("audit-p", ["weight"], 2, source="test")
     blocked = [new_event("audit-p", ["weight"], 3 + i, source="test") for i in range(5)]
     generations = redis.Redis.from_url(env.redis_url)
-    lock = sqlite3.connect(path, isolation_level=None, timeout=30)
+    writes_blocked = contextlib.ExitStack()
     try:
         with env.publisher() as pub:
             first = pub.publish(applied)
             assert _wait_for(lambda: applied.event_id in audit.applied_event_ids(), 30)
-            lock.execute("BEGIN IMMEDIATE")  # no other writer commits until we let go
+            writes_blocked.enter_context(_audit_writes_blocked(url))
             offsets = [pub.publish(e) for e in blocked]
         key = env.keys.generations("audit-p")
         # every bump is applied in Redis, none of the rows can be written
         assert _wait_for(lambda: generations.hget(key, "_spec_version") == b"7", 30)
-        worker.stop()  # graceful if it can; killed if the blocked write holds it up
+        # Graceful: faust commits what was acked (within a second); the writer's thread
+        # stays blocked in its write, so the process is killed after the timeout.
+        worker.stop(timeout_s=8)
     finally:
-        lock.rollback()
-        lock.close()
+        writes_blocked.close()
         generations.close()
     committed = _committed_offsets(env)
     assert committed.get(first.partition, 0) <= offsets[0].offset

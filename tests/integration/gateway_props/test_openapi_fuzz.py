@@ -33,7 +33,7 @@ from services.paths import DEMO_DATA_DIR
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-EXAMPLES_PER_OPERATION = 100
+EXAMPLES_PER_OPERATION = 50
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +183,7 @@ def test_generated_chat_requests_never_get_a_server_error(fuzz_stack: CheckStack
 
         @given(body=CHAT_BODIES, headers=CHAT_HEADERS)
         @settings(
-            max_examples=1000, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+            max_examples=400, deadline=None, database=None, suppress_health_check=list(HealthCheck)
         )
         def call(body: dict[str, Any], headers: dict[str, str]) -> None:
             raw_headers: dict[bytes, bytes] = {

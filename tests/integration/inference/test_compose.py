@@ -20,11 +20,14 @@ def _docker_compose_installed() -> None:
 
 
 _MISSING = re.compile(r"Missing mandatory value for .*?: set ([A-Z0-9_]+)")
+#: Secrets compose.yaml asked for, found once (each costs a docker-compose run) and reused;
+#: that it asks for every one is ops/test_deploy_configs.py's test.
+_DUMMY_SECRETS: dict[str, str] = {}
 
 
 def _config(*args: str, **env: str) -> str:
     """``docker-compose config`` with dummy values for the secrets compose.yaml requires."""
-    environment = {"PATH": "/usr/bin:/bin", **env}
+    environment = {"PATH": "/usr/bin:/bin", **_DUMMY_SECRETS, **env}
     for _ in range(20):
         result = subprocess.run(
             ["docker-compose", "-f", "compose.yaml", *args],
@@ -37,7 +40,7 @@ def _config(*args: str, **env: str) -> str:
         )
         missing = _MISSING.search(result.stderr)
         if result.returncode != 0 and missing:
-            environment[missing.group(1)] = "dummy-secret"
+            environment[missing.group(1)] = _DUMMY_SECRETS[missing.group(1)] = "dummy-secret"
             continue
         assert result.returncode == 0, result.stderr
         return result.stdout

@@ -1,15 +1,17 @@
 """Promise 4 at CI size, and proof that each of its detectors can fail.
 
 The figures of the full run come from ``cachecoh check isolation --requests 100000 --json``;
-here the same code sends a few thousand requests. Then, on the same live stack, a
-cross-tenant entry is planted in Redis and raw personal values are planted in Redis, SQL
-and the gateway log, and the detectors must report them. A second stack whose gateway
-maps two tenants' API keys to one tenant (a misconfiguration) must be caught too.
+here the same code sends 2,000 requests (a purge every 700), on SQLite and on Postgres.
+Then, on the same live stack, a cross-tenant entry is planted in Redis and raw personal
+values are planted in Redis, SQL and the gateway log, and the detectors must report them.
+A second stack whose gateway maps two tenants' API keys to one tenant (a
+misconfiguration) must be caught too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterator
@@ -47,10 +49,11 @@ from services.harness.checks.tenant_traffic import (
 )
 from services.harness.checks.upstream_ledger import answer_origin
 from services.paths import DEMO_DATA_DIR
+from tests.conftest import postgres_schema
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-CI_REQUESTS = 3000
+CI_REQUESTS = 2000
 
 
 @dataclass
@@ -65,8 +68,8 @@ class CleanRun:
     control: dict[str, int]
 
 
-def _plan(stack: CheckStack, requests: int, seed: int) -> TrafficPlan:
-    shape = TrafficShape(requests=requests, seed=seed, purge_every=1000)
+def _plan(stack: CheckStack, requests: int, seed: int, purge_every: int = 1000) -> TrafficPlan:
+    shape = TrafficShape(requests=requests, seed=seed, purge_every=purge_every)
     salt_key = stack.cache_salt_key.encode()
     tenants = stack.config.tenants
     return TrafficPlan(
@@ -77,13 +80,22 @@ def _plan(stack: CheckStack, requests: int, seed: int) -> TrafficPlan:
     )
 
 
-@pytest.fixture(scope="module")
-def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CleanRun]:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def clean_run(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CleanRun]:
     """One stack, CI-sized mixed traffic, probes, admin checks and the scan (before any
-    test plants anything)."""
-    config = isolation_stack_config(work_dir=tmp_path_factory.mktemp("isolation"))
-    with running_stack(config) as stack:
-        plan = _plan(stack, CI_REQUESTS, seed=3)
+    test plants anything): on SQLite (the embedded default) and on a Postgres schema of
+    its own (the production path)."""
+    with contextlib.ExitStack() as resources:
+        database_url = (
+            resources.enter_context(postgres_schema()) if request.param == "postgres" else None
+        )
+        config = isolation_stack_config(
+            work_dir=tmp_path_factory.mktemp("isolation"), database_url=database_url
+        )
+        stack = resources.enter_context(running_stack(config))
+        plan = _plan(stack, CI_REQUESTS, seed=3, purge_every=700)
         traffic = asyncio.run(drive(stack, plan, concurrency=16, timeout_s=60))
         pool = QuestionPool.load(DEMO_DATA_DIR)
         probes = asyncio.run(probe_spoofing(stack, pool.cacheable[:20]))
@@ -241,7 +253,7 @@ def test_planted_raw_personal_values_are_found(clean_run: CleanRun) -> None:
         redis.close()
     with stack.log_paths()["gateway_log"].open("a", encoding="utf-8") as log:
         log.write(f"INFO leaked contact {email.text.upper()}\n")
-    engine = sa.create_engine(f"sqlite:///{stack.database_path}")
+    engine = sa.create_engine(stack.database_url)
     with engine.begin() as connection:
         connection.execute(sa.text("CREATE TABLE planted_leak (digest TEXT)"))
         digest = hashlib.sha256(card.canonical.encode()).hexdigest()

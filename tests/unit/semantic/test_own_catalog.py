@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from services.adapters.catalog_files import CatalogFileError, load_attributes, load_catalog
 from services.cli import app
+from services.core.semantic.extractor import SemanticExtractor
 from services.core.semantic.fingerprint import Fingerprint
 from services.semantic.loading import load_semantic_extractor
 
@@ -93,6 +94,12 @@ def coffee_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _write(tmp_path_factory.mktemp("coffee"), COFFEE_CATALOG, COFFEE_ATTRIBUTES)
 
 
+@pytest.fixture(scope="module")
+def coffee_extractor(coffee_dir: Path) -> SemanticExtractor:
+    """Loaded once (seconds): deciding a question changes nothing in it."""
+    return load_semantic_extractor(coffee_dir)
+
+
 @pytest.mark.parametrize(
     ("question", "product", "attribute"),
     [
@@ -104,9 +111,9 @@ def coffee_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ],
 )
 def test_a_coffee_catalog_gets_fingerprints_without_code_changes(
-    coffee_dir: Path, question: str, product: str, attribute: str
+    coffee_extractor: SemanticExtractor, question: str, product: str, attribute: str
 ) -> None:
-    decision = load_semantic_extractor(coffee_dir).decide(question)
+    decision = coffee_extractor.decide(question)
     assert isinstance(decision, Fingerprint), decision
     assert (decision.product, decision.attribute) == (product, attribute)
 
