@@ -113,6 +113,18 @@ class AttributeResolver:
             return self._choose(implied, labelled, "implied")
         values, values_named = pick("value")
         if values:
+            # "小米14 1小时": one number and unit read as two attributes' values (a
+            # delivery time, a battery life) are two readings of the same words: no
+            # attribute's cue outranks the other's there, whatever dominates elsewhere.
+            read_as: dict[tuple[int, int], set[str]] = {}
+            for hit, lab in labelled:
+                if lab.kind == "value" and lab.name in values:
+                    read_as.setdefault((hit.start, hit.end), set()).add(lab.name)
+            shared = next((names for names in read_as.values() if len(names) > 1), None)
+            if shared is not None:
+                return AttributeChoice(
+                    None, f"ambiguous attribute (value): {', '.join(sorted(shared))}"
+                )
             # A stated value settles the attribute as a unit does ("是A18吗" names the
             # chip by the catalog's own value pattern): the second reader, reading
             # character n-grams, sees "a0" where the rules see a processor.
