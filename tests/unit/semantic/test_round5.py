@@ -217,4 +217,6 @@ def test_a_common_word_among_spec_texts_is_no_cue(extractor: SemanticExtractor) 
 def test_a_short_word_is_not_stretched_to_a_three_letter_name_word() -> None:
     corrector = SpellingCorrector([], ["iPhone 15 Pro", "BYD Han"])
     assert corrector.correct("prob") == "prob"  # "probably", not "pro"
-    assert corrector.correct("hann") == "hann"
+    assert corrector.correct("hamn") == "hamn"  # one letter added: not on its own
+    # A letter typed twice is a keystroke's slip, read as the name word (round 10).
+    assert corrector.correct("hann") == "han"
