@@ -20,7 +20,11 @@ from dataclasses import dataclass
 
 from services.core.semantic.normalise import TextNormaliser, parse_chinese_numeral
 from services.core.semantic.tokens import Token, Tokeniser
-from services.core.semantic.transliteration import opens_a_word, vocabulary_openings
+from services.core.semantic.transliteration import (
+    edition_words,
+    opens_a_word,
+    vocabulary_openings,
+)
 
 _END = "\x00"
 _SIZE_WORDS = frozenset({"寸", "吋", "inch"})
@@ -183,6 +187,11 @@ class ProductMatcher:
             for overlap in range(len(key)):
                 by_next.setdefault(key[overlap], []).append((key[:overlap], key[overlap:]))
         self._suffix_by_next = {k: tuple(v) for k, v in by_next.items()}
+        # 版 of "pro版": after the variant word a name ends with it is that variant's
+        # edition ("16 pro版" is the 16 Pro), no further variant.
+        self._edition_keys = frozenset(
+            k for k in (key_of(w) for w in edition_words(variant_suffixes)) if k
+        )
         suffix_starts = {k[0] for k in self._suffix_keys}
         # Phrases that begin with a variant word but are not one ("ultra wide camera").
         # Variant words that are also adjectives ("max wired charging speed"): a variant
@@ -1675,6 +1684,8 @@ class ProductMatcher:
         for tail, rest in candidates:  # "pro max" after "... Pro": a variant
             ends_with_tail = tail and tuple(t.text for t in tokens[end - len(tail) : end]) == tail
             if ends_with_tail and _starts_with(tokens, end, rest):
+                if rest in self._edition_keys:
+                    return end
                 if (
                     brand
                     and (*tail, *rest) not in self._brand_suffixes.get(brand, frozenset())

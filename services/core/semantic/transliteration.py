@@ -70,6 +70,7 @@ class Transliterator:
     __slots__ = (
         "_by_skeleton",
         "_common",
+        "_editions",
         "_nicknames",
         "_openings",
         "_plus_words",
@@ -113,6 +114,8 @@ class Transliterator:
             s: next(iter(ws)) for s, ws in found.items() if len(ws) == 1 and len(s) >= 2
         }
         self._common = common_words
+        # 迷你版 is a dictionary word, but it is 迷你 and the edition word after it
+        self._editions = edition_words(variant_words)
         self._reads_plus = "plus" in self._by_skeleton.values()
         self._series: dict[str, dict[str, str]] = {}
         for brand, words in (series_words or {}).items():
@@ -202,6 +205,7 @@ class Transliterator:
                 continue
             if any(
                 self._common.get(run[index:end], 0)
+                and run[index + size : end] not in self._editions
                 for end in range(index + size + 1, min(len(run), index + _LONGEST_WORD) + 1)
             ):
                 continue  # a longer dictionary word starts here (拍立得)
@@ -213,6 +217,21 @@ class Transliterator:
             if word is not None:
                 return word, size
         return None
+
+
+def edition_words(variant_suffixes: Iterable[str]) -> frozenset[str]:
+    """The Chinese words one variant suffix adds to another ("pro版" is "pro" and 版):
+    after a variant word they name that variant's edition, no variant of their own."""
+    words = {w.lower().strip() for w in variant_suffixes}
+    return frozenset(
+        rest
+        for word in words
+        for short in words
+        if short
+        and word.startswith(short)
+        and (rest := word[len(short) :].strip())
+        and not any(ch.isascii() for ch in rest)
+    )
 
 
 #: Words after a model number that mark its generation, not a variant.
