@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from services.cli.options import CatalogDirOption
+
 app = typer.Typer(help="Benchmarks that print JSON.", no_args_is_help=True)
 
 
@@ -162,14 +164,7 @@ def semantic(
             help="Labelled queries (JSONL); repeat the option for several sets.",
         ),
     ],
-    catalog: Annotated[
-        Path | None,
-        typer.Option(
-            "--catalog",
-            file_okay=False,
-            help="Directory with catalog.json, attributes.json, policy.json (default: demo data).",
-        ),
-    ] = None,
+    catalog: CatalogDirOption = None,
     repeats: Annotated[int, typer.Option(min=1, help="Runs per question; the fastest counts.")] = 3,
 ) -> None:
     """Extractor latency per question over one or more sets (JSON on stdout)."""

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from services.cli.options import CatalogDirOption
 from services.cli.progress import stage_progress
 
 app = typer.Typer(help="Offline evaluations (semantic cache).", no_args_is_help=True)
@@ -24,14 +25,7 @@ def semantic(
             help="Labelled queries (JSONL, queries_dev format).",
         ),
     ],
-    catalog: Annotated[
-        Path | None,
-        typer.Option(
-            "--catalog",
-            file_okay=False,
-            help="Directory with catalog.json, attributes.json, policy.json (default: demo data).",
-        ),
-    ] = None,
+    catalog: CatalogDirOption = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the 5 shuffles.")] = 0,
     part: Annotated[
         str, typer.Option("--part", help="all | develop (70 % by id hash) | heldback (30 %).")
@@ -179,10 +173,7 @@ def redaction(
 @app.command("generate")
 def generate(
     out: Annotated[Path, typer.Option("--out", dir_okay=False, help="JSONL file to write.")],
-    catalog: Annotated[
-        Path | None,
-        typer.Option("--catalog", file_okay=False, help="Catalog directory (default: demo data)."),
-    ] = None,
+    catalog: CatalogDirOption = None,
 ) -> None:
     """Write hard development questions generated from the catalog (queries_dev format)."""
     from services.harness.evaluation.generated import write_generated
