@@ -8,43 +8,17 @@ the same text. Texts and words written for these tests, not taken from any label
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 
 import pytest
 from pypinyin import Style, lazy_pinyin, pinyin
 
 from services.core.semantic import normalise
-from services.core.semantic.reader import _grams, _NaiveBayes
+from services.core.semantic.reader import _NaiveBayes
 from services.core.semantic.segment import WordSegmenter
 from services.core.semantic.spelling import SpellingCorrector
 from services.core.semantic.transliteration import PinyinNames
-
-
-def _loop_ranking(examples: list[tuple[str, str]], text: str) -> list[tuple[str, float]]:
-    """Naive Bayes with dictionaries, each class's score summed gram by gram in the
-    question's order: the reference for the vector scoring."""
-    counts: dict[str, Counter[str]] = {}
-    vocabulary: set[str] = set()
-    for example, label in examples:
-        grams = _grams(example)
-        counts.setdefault(label, Counter()).update(grams)
-        vocabulary.update(grams)
-    classes = sorted(counts)
-    size = len(vocabulary) + 1
-    totals = {c: sum(counts[c].values()) for c in classes}
-    default = {c: math.log(0.1 / (totals[c] + 0.1 * size)) for c in classes}
-    known = [(g, k) for g, k in _grams(text).items() if any(g in counts[c] for c in classes)]
-    length = sum(k for _, k in known)
-    scores = {c: 0.0 + default[c] * length for c in classes}
-    for gram, k in known:
-        for c in classes:
-            if gram in counts[c]:
-                seen = math.log((counts[c][gram] + 0.1) / (totals[c] + 0.1 * size))
-                scores[c] += (seen - default[c]) * k
-    return sorted(scores.items(), key=lambda item: -item[1])
-
+from tests.unit.semantic.references import plain_ranking
 
 EXAMPLES = [
     ("how long does the battery of the orbit last", "battery"),
@@ -73,7 +47,7 @@ EXAMPLES = [
     ],
 )
 def test_vector_scores_are_the_loop_sums_float_for_float(text: str) -> None:
-    assert _NaiveBayes(EXAMPLES).ranking(text) == _loop_ranking(EXAMPLES, text)
+    assert _NaiveBayes(EXAMPLES).ranking(text) == plain_ranking(EXAMPLES, frozenset(), text)
 
 
 def _readings(char: str, toneless: bool) -> frozenset[str]:

@@ -6,9 +6,7 @@ and phrases written for these tests, not taken from any labelled set."""
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Iterable
 
 import pytest
@@ -22,8 +20,9 @@ from services.core.semantic.phrases import (
     _on_word,
     requirements,
 )
-from services.core.semantic.reader import _grams, _NaiveBayes, _NameContainment
+from services.core.semantic.reader import _NaiveBayes, _NameContainment
 from services.core.semantic.segment import WordSegmenter
+from tests.unit.semantic.references import plain_ranking
 
 
 def _regex_find(
@@ -200,38 +199,6 @@ def test_a_pattern_runs_alone_or_not_at_all_when_its_requirement_is_missing() ->
         assert _as_tuples(found) == _regex_find((), patterns, text, frozenset()), text
 
 
-def _plain_ranking(
-    examples: list[tuple[str, str]], ignored: frozenset[str], text: str
-) -> list[tuple[str, float]]:
-    """The naive Bayes ranking with dictionaries, gram by gram: the reference for the
-    reader's by-index scoring (the same floats, not merely close ones)."""
-    counts: dict[str, Counter[str]] = {}
-    vocabulary: set[str] = set()
-    for example, label in examples:
-        grams = _grams(example)
-        for gram in ignored & grams.keys():
-            del grams[gram]
-        counts.setdefault(label, Counter()).update(grams)
-        vocabulary.update(grams)
-    classes = sorted(counts)
-    size = len(vocabulary) + 1
-    totals = {c: sum(counts[c].values()) for c in classes}
-    default = {c: math.log(0.1 / (totals[c] + 0.1 * size)) for c in classes}
-    delta: dict[str, dict[str, float]] = {}
-    for c in classes:
-        for gram, count in counts[c].items():
-            seen = math.log((count + 0.1) / (totals[c] + 0.1 * size))
-            delta.setdefault(gram, {})[c] = seen - default[c]
-    grams = _grams(text)
-    known = [(delta[g], k) for g, k in grams.items() if g in delta and g not in ignored]
-    length = sum(k for _, k in known)
-    scores = {c: 0.0 + default[c] * length for c in classes}
-    for deltas, k in known:
-        for c, d in deltas.items():
-            scores[c] += d * k
-    return sorted(scores.items(), key=lambda item: -item[1])
-
-
 def test_reader_ranking_is_the_plain_gram_by_gram_sum() -> None:
     # Grams most classes share (dense rows) and grams of one class (sparse), grams seen
     # twice in a question (a count above one), and ignored grams.
@@ -254,7 +221,7 @@ def test_reader_ranking_is_the_plain_gram_by_gram_sum() -> None:
         "nothing it has seen",
         "",
     ):
-        assert reader.ranking(text) == _plain_ranking(examples, ignored, text), text
+        assert reader.ranking(text) == plain_ranking(examples, ignored, text), text
 
 
 def test_name_containment_finds_every_occurrence_in_one_pass() -> None:
