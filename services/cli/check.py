@@ -47,7 +47,14 @@ def consistency(
 
 @app.command("faults")
 def faults(
-    duration: float = typer.Option(600.0, min=10, help="Seconds of load under faults."),
+    duration: float = typer.Option(
+        600.0,
+        min=10,
+        help="Seconds of load under faults (longer until every planned fault ran and "
+        "--min-reads reads were checked, by at most --max-overrun).",
+    ),
+    min_reads: int = typer.Option(0, min=0, help="Reads the run checks at least."),
+    max_overrun: float = typer.Option(120.0, min=0, help="Seconds the run may last beyond."),
     kills: int | None = typer.Option(None, min=0, help="Worker SIGKILLs (default ~1 per 11 s)."),
     broker_stalls: int | None = typer.Option(None, min=0, help="Broker SIGSTOP/SIGCONTs."),
     redis_restarts: int | None = typer.Option(None, min=0, help="Restarts of the AOF Redis."),
@@ -88,6 +95,8 @@ def faults(
     report = run_fault_suite(
         FaultSuiteConfig(
             duration_s=duration,
+            min_reads=min_reads,
+            max_overrun_s=max_overrun,
             plan=FaultPlan(
                 worker_kills=planned.worker_kills if kills is None else kills,
                 broker_stalls=planned.broker_stalls if broker_stalls is None else broker_stalls,

@@ -138,17 +138,18 @@ class ReadLoad:
         self._started = time.monotonic()
         self.stats = ReadStats()
 
-    async def run(self, until: float) -> None:
-        """Read until ``time.monotonic() >= until``, then let in-flight fills finish."""
+    async def run(self, done: Callable[[], bool]) -> None:
+        """Read until ``done()`` says so, then let in-flight fills finish."""
         self._started = time.monotonic()
-        await asyncio.gather(*(self._reader(n, until) for n in range(self._shape.readers)))
+        await asyncio.gather(*(self._reader(n, done) for n in range(self._shape.readers)))
         if self._fill_tasks:
             await asyncio.gather(*self._fill_tasks, return_exceptions=True)
 
-    async def _reader(self, n: int, until: float) -> None:
+    async def _reader(self, n: int, done: Callable[[], bool]) -> None:
         interval = self._shape.readers / self._shape.read_rate
         due = time.monotonic() + interval * n / self._shape.readers
-        while (now := time.monotonic()) < until:
+        while not done():
+            now = time.monotonic()
             if due > now:
                 await asyncio.sleep(due - now)
             due = max(due + interval, time.monotonic() - 1.0)  # no burst after a stall

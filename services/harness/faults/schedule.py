@@ -156,15 +156,19 @@ class FaultScheduler:
         broker: EmbeddedBroker,
         redis: RedisServerProcess,
         rng: random.Random,
+        overrun_s: float = 0.0,
     ) -> None:
         self._timeline = plan.timeline(duration_s, rng)
         self._plan = plan
-        self._duration_s = duration_s
+        #: A fault still due after ``duration_s + overrun_s`` is skipped (and counted): on a
+        #: loaded machine rejoins take longer and the schedule runs late.
+        self._deadline_s = duration_s + overrun_s
         self._workers = workers
         self._broker = broker
         self._redis = redis
         self._rng = rng
         self._stop = threading.Event()
+        self._finished = threading.Event()
         self._thread = threading.Thread(target=self._run, name="faults", daemon=True)
         self._started = 0.0
         self.broker_stalls = 0
@@ -198,7 +202,7 @@ class FaultScheduler:
                     if wait <= 0:
                         break
                     self._stop.wait(min(wait, 0.5))
-                if self._stop.is_set() or time.monotonic() - self._started > self._duration_s:
+                if self._stop.is_set() or time.monotonic() - self._started > self._deadline_s:
                     self.skipped = len(self._timeline) - n
                     return
                 began = time.monotonic() - self._started
@@ -210,6 +214,13 @@ class FaultScheduler:
         except BaseException as exc:  # surfaced by the suite: a harness error fails the run
             self.error = exc
             log.exception("fault scheduler failed")
+        finally:
+            self._finished.set()
+
+    @property
+    def finished(self) -> bool:
+        """Every planned fault was injected (or skipped, or the scheduler failed)."""
+        return self._finished.is_set()
 
     def _inject(self, fault: Fault) -> None:
         if fault is Fault.KILL_WORKER:

@@ -52,7 +52,12 @@ def default_plan(duration_s: float) -> FaultPlan:
 
 @dataclass(frozen=True, slots=True)
 class FaultSuiteConfig:
+    #: The run lasts at least this long, and beyond it until every planned fault has been
+    #: injected and ``min_reads`` reads were checked, by at most ``max_overrun_s``: on a
+    #: loaded machine worker rejoins are slower and a fixed length would cut the plan short.
     duration_s: float = 600.0
+    min_reads: int = 0
+    max_overrun_s: float = 120.0
     plan: FaultPlan | None = None  # default: ``default_plan(duration_s)``
     products: int = 24
     slots: int = 6
@@ -134,6 +139,7 @@ def run_fault_suite(config: FaultSuiteConfig, console: Console | None = None) ->
             rig.broker,
             rig.redis,
             random.Random(rng.random()),  # noqa: S311
+            overrun_s=config.max_overrun_s,
         )
         poller.start()
         cleanup.callback(poller.stop)
@@ -216,6 +222,13 @@ async def _run_load(
     task = progress.add_task("faults", total=config.duration_s)
     began = time.monotonic()
     until = began + config.duration_s
+    deadline = until + config.max_overrun_s
+
+    def done() -> bool:
+        now = time.monotonic()
+        if now >= deadline:
+            return True
+        return now >= until and scheduler.finished and load.stats.reads_checked >= config.min_reads
 
     async def report_progress() -> None:
         while True:
@@ -234,7 +247,7 @@ async def _run_load(
 
     reporter = asyncio.create_task(report_progress())
     try:
-        await load.run(until)
+        await load.run(done)
     finally:
         reporter.cancel()
         await client.aclose()
@@ -293,6 +306,8 @@ def _report(
         same_id_other_source_events=counts.same_id_other_source,
         details={
             "duration_s": config.duration_s,
+            "ran_s": round(load_s, 1),
+            "min_reads": config.min_reads,
             "seed": config.seed,
             "lost_event_ids": lost[:10],
             "events": {

@@ -1,7 +1,8 @@
 """The fault suite at CI size, and proof that its stale-read check can fail.
 
 The figures of the full run come from ``cachecoh check faults --duration 600 --json``;
-here the same code runs for about a minute with a few of each fault.
+here the same code runs for under a minute with a few of each fault. A run lasts until its
+whole plan ran (not a fixed time), so a loaded machine makes it longer, never weaker.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 def test_no_lost_event_and_no_stale_read_under_faults(postgres_url: str, tmp_path: Path) -> None:
     report = run_fault_suite(
         FaultSuiteConfig(
-            duration_s=70,
+            # At least 45 s, then on until every planned fault ran and 50k reads were checked.
+            duration_s=45,
+            min_reads=50_000,
             plan=FaultPlan(
                 worker_kills=4,
                 broker_stalls=1,
@@ -38,7 +41,7 @@ def test_no_lost_event_and_no_stale_read_under_faults(postgres_url: str, tmp_pat
     assert report.stale_reads == 0, details["reads"]["stale_examples"]
     assert report.events_published > 1000
     assert report.events_applied == report.events_published
-    assert report.reads_checked > 50_000
+    assert report.reads_checked >= 50_000
     assert details["reads"]["hits_under_watermark"] > 10_000  # the check had work to do
     assert (report.worker_kills, report.broker_stalls, report.redis_restarts) == (4, 1, 1)
     assert (report.stale_snapshot_restores, report.redis_flushes) == (2, 2)
@@ -80,7 +83,7 @@ def test_without_the_replica_guard_a_stale_snapshot_serves_stale_answers(
     acknowledged events are undone and their old answers served."""
     report = run_fault_suite(
         FaultSuiteConfig(
-            duration_s=30,
+            duration_s=15,  # and on until the three restores ran
             plan=FaultPlan(
                 worker_kills=0,
                 broker_stalls=0,
