@@ -53,7 +53,7 @@ from tests.conftest import postgres_schema
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-CI_REQUESTS = 2000
+CI_REQUESTS = 1200
 
 
 @dataclass
@@ -95,7 +95,7 @@ def clean_run(
             work_dir=tmp_path_factory.mktemp("isolation"), database_url=database_url
         )
         stack = resources.enter_context(running_stack(config))
-        plan = _plan(stack, CI_REQUESTS, seed=3, purge_every=700)
+        plan = _plan(stack, CI_REQUESTS, seed=3, purge_every=450)
         traffic = asyncio.run(drive(stack, plan, concurrency=16, timeout_s=60))
         pool = QuestionPool.load(DEMO_DATA_DIR)
         probes = asyncio.run(probe_spoofing(stack, pool.cacheable[:20]))
