@@ -37,7 +37,7 @@ def _run(duration_s: float, overrun_s: float) -> FaultScheduler:
         cast(Any, workers),
         cast(Any, None),
         cast(Any, None),
-        random.Random(1),  # noqa: S311 - a reproducible schedule
+        random.Random(1),
         overrun_s=overrun_s,
     ).start()
     deadline = time.monotonic() + 10
