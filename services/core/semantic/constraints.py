@@ -198,7 +198,26 @@ class ConstraintResolver:
                 return ConstraintChoice((), f"hints at a {key} we cannot read")
             else:
                 open_keys.append(key)
+        for key in sorted(self._edition_keys(product_specs) - varying.keys()):
+            # "Model Y焕新版什么时候上市": the attribute is one figure for the product as
+            # listed, but a variant word of this product we cannot read names an edition
+            # the catalog does not describe, whose figure may differ.
+            if not reading.values.get(key) and self._unread_value_word(
+                key, text, boundaries, only_heads=_EDITION_HEADS
+            ):
+                return ConstraintChoice((), f"names a {key} the catalog does not list")
         return ConstraintChoice(tuple(chosen), open_keys=tuple(open_keys))
+
+    @staticmethod
+    def _edition_keys(product_specs: Mapping[str, Any] | None) -> set[str]:
+        """The keys any of the product's specs vary by (its trims, storage sizes)."""
+        if product_specs is None:
+            return set()
+        return {
+            str(spec["by"])
+            for spec in product_specs.values()
+            if isinstance(spec, Mapping) and "by" in spec
+        }
 
     def varying(
         self, attribute: str, product_specs: Mapping[str, Any] | None
@@ -267,19 +286,30 @@ class ConstraintResolver:
             return False  # the head starts a word of its own (版本 of 存储版本)
         return text[start : end + 1] not in self._known_fragments
 
-    def _unread_value_word(self, key: str, text: str, boundaries: frozenset[int]) -> bool:
+    def _unread_value_word(
+        self,
+        key: str,
+        text: str,
+        boundaries: frozenset[int],
+        only_heads: frozenset[str] | None = None,
+    ) -> bool:
         """A word built like this key's values but none of them: Chinese compounds end in
         their head (闪充 is a kind of 充 like 超充 and 慢充), English ones in their last word
-        ("turbo charging" like "home charging"). Such a word names a variant we cannot read."""
+        ("turbo charging" like "home charging"). Such a word names a variant we cannot read.
+        ``only_heads``: look only for words on these heads."""
         heads = self._heads.get(key)
         if heads is None:
             return False
         zh_heads, en_heads = heads
+        if only_heads is not None:
+            zh_heads, en_heads = zh_heads & only_heads, en_heads & only_heads
         known = self._known_fragments
         for index in range(1, len(text)):
             ch, before = text[index], text[index - 1]
             if ch not in zh_heads or not _is_cjk(before) or before in _FUNCTION_CHARACTERS:
                 continue
+            if only_heads is not None and before in _DETERMINER_CHARACTERS:
+                continue  # 哪一版, 啥版本: which edition, not the name of one
             # The character before must be this word's, or a lone one (jieba splits words
             # it does not know into characters), never the end of another word (手机|充).
             if index in boundaries and (index - 1) not in boundaries:
@@ -299,6 +329,10 @@ class ConstraintResolver:
 
 
 _MAX_WORD = 6
+#: Heads that make a word the name of an edition (焕新版, 新款, "refresh edition").
+_EDITION_HEADS = frozenset(("版", "款", "edition", "version"))
+#: Interrogatives, demonstratives and numerals: with a head they ask or point, not name.
+_DETERMINER_CHARACTERS = frozenset("哪啥么一这那每各同几本该此")
 #: Chinese function characters: no compound is built on them.
 _FUNCTION_CHARACTERS = frozenset("的了吗呢吧啊呀个是有在和与也都就还要会能可吗么很太多少几")
 _MODIFIED_WORD = re.compile(r"(?<![a-z§¤])([a-z]{2,}) (?=([a-z]{2,})(?![a-z]))")

@@ -262,15 +262,23 @@ class SpellingCorrector:
 
     def _word_overlaps(self, chars: list[str], index: int, length: int, changed: list[int]) -> bool:
         """Whether a vocabulary word, as typed, starts inside the window, runs past it
-        and contains a character the repair would change: then the text already has a
-        reading, and the repair would only compete with it."""
-        for start in range(index + 1, index + length):
+        and either contains a character the repair would change (现货 of 有现货) or
+        shares with it characters that are no word of their own (保 of 家保修 read as
+        价保): then the text already has a reading, and the repair would only compete
+        with it. Two readings that share a whole word (充电 of 有线充电 and 充电多少,
+        a vocabulary or common word) agree."""
+        window_end = index + length
+        for start in range(index + 1, window_end):
+            shared = "".join(chars[start:window_end])
+            shared_is_word = len(shared) > 1 and (
+                shared in self._cjk_words or self._common.get(shared, 0) >= _COMMON_WORD_FREQUENCY
+            )
             for size in range(2, min(_MAX_CJK, len(chars) - start) + 1):
                 end = start + size
                 if (
-                    end > index + length
-                    and any(start <= c < end for c in changed)
+                    end > window_end
                     and "".join(chars[start:end]) in self._cjk_words
+                    and (any(start <= c < end for c in changed) or not shared_is_word)
                 ):
                     return True
         return False
