@@ -250,6 +250,8 @@ class CueContext:
     #: attribute → the words of its multi-word phrases ("difference" of price protection's
     #: "refund the difference").
     phrase_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    #: Every attribute word of the question, strong or weak (电池包质保).
+    attribute_hits: Sequence[Hit] = ()
 
 
 def _word_of_asked_attribute(hit: Hit, context: CueContext) -> bool:
@@ -318,27 +320,62 @@ _MODIFIED = re.compile(r"的?[\u4e00-\u9fff]{0,3}")
 _COPULA_BEFORE = re.compile(r"(?:是不是|是否|是)\s*$")
 
 
-def only_present_described(hits: Sequence[Hit], context: CueContext) -> bool:
-    """Whether every predict cue describes the product as it is: a modal existential
-    asking what there is (开箱会有哪些东西), or a generation word that a copula says the
+def _present_described(hit: Hit, context: CueContext) -> bool:
+    """A predict cue that describes the product as it is: a modal existential asking
+    what there is (开箱会有哪些东西), or a generation word that a copula says the
     product's own attribute is (是不是新一代的仿生芯片); 会有…吗, 新一代什么时候出 and
     是新一代吗 still look ahead."""
     text = context.text
-    attributes = context.strong_attribute_hits
+    existential = _MODAL_EXISTENTIAL.match(text, hit.start)
+    if existential is not None and existential.end("cue") == hit.end:
+        return True
+    copula = _COPULA_BEFORE.search(text, max(0, hit.start - 3), hit.start)
+    if "代" not in hit.text or copula is None:
+        return False
+    # 新一代的仿生芯片: the attribute word heads the noun phrase the cue begins.
+    return any(
+        a.start >= hit.end and _MODIFIED.fullmatch(text, hit.end, a.start)
+        for a in context.strong_attribute_hits
+    )
 
-    def described(hit: Hit) -> bool:
-        existential = _MODAL_EXISTENTIAL.match(text, hit.start)
-        if existential is not None and existential.end("cue") == hit.end:
+
+#: A purchase verb right after a time word (下个月买, 明年去提): the time is when the asker
+#: buys, not something the product will do.
+_BUYS_THEN = re.compile(
+    r"\s*(?:再|就|要|去|来|才|准备|打算)?\s*(?:买|提车|提|换|入手|入|下单|购买|购入|订购|订|预订|拿)"
+)
+#: An English purchase plan of the asker's: "i'm planning to buy", "we want to get".
+_PURCHASE_PLAN = re.compile(
+    r"\b(?:i|we|i'?m|im|we'?re|i am|we are)\b[^.,;:?!]{0,20}?\b(?:plan|plans|planning|"
+    r"going|gonna|thinking of|thinking about|hoping|want|wanna|intend|intending)\b(?: to)?\s+"
+    r"(?:buy|get|order|pick up|purchase|switch to|upgrade to|grab|lease|buying|getting|ordering)\b"
+)
+_CLAUSE_BREAK = re.compile(r"[.,;:?!，。；：？！]")
+
+
+def _purchase_planned(hit: Hit, context: CueContext) -> bool:
+    """A predict cue that only dates the asker's own purchase: a time word before a
+    purchase verb (打算下个月买…), or a cue inside an English purchase plan of the
+    asker's ("we plan to get one next year"), in a question that also asks an attribute.
+    "下个月会降价吗" and "will it get cheaper next month" still look ahead."""
+    if not context.attribute_hits:
+        return False
+    text = context.text
+    if _BUYS_THEN.match(text, hit.end):
+        return True
+    for plan in _PURCHASE_PLAN.finditer(text):
+        end = _CLAUSE_BREAK.search(text, plan.end())
+        if plan.start() <= hit.start and hit.end <= (end.start() if end else len(text)):
             return True
-        copula = _COPULA_BEFORE.search(text, max(0, hit.start - 3), hit.start)
-        if "代" not in hit.text or copula is None:
-            return False
-        # 新一代的仿生芯片: the attribute word heads the noun phrase the cue begins.
-        return any(
-            a.start >= hit.end and _MODIFIED.fullmatch(text, hit.end, a.start) for a in attributes
-        )
+    return False
 
-    return bool(hits) and all(described(h) for h in hits)
+
+def only_present_described(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every predict cue describes the product as it is or only dates the
+    asker's own purchase."""
+    return bool(hits) and all(
+        _present_described(h, context) or _purchase_planned(h, context) for h in hits
+    )
 
 
 #: The cues of an intent that a question can carry without meaning it, as a table:

@@ -402,11 +402,13 @@ class SemanticExtractor:
         """The gate's first bypass whose cues the question means: an intent whose every
         cue passes its set-aside test (``SET_ASIDE_TESTS``) is skipped and the gate asked
         again, until one is meant or none is left."""
+        worded = attribute_words()
         context = CueContext(
             gate_text,
-            [h for h in attribute_words() if parse_label(h.label).kind == "strong"],
+            [h for h in worded if parse_label(h.label).kind == "strong"],
             lambda: frozenset(self._segmenter.degree_adverbs(gate_text)),
             self._phrase_words,
+            worded,
         )
         skip: set[str] = set()
         while True:
