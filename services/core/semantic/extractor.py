@@ -54,6 +54,7 @@ from services.core.semantic.products import (
 )
 from services.core.semantic.reader import NgramReader
 from services.core.semantic.segment import WordSegmenter
+from services.core.semantic.spelling import PlainEnglish
 from services.core.semantic.transliteration import opens_a_word, vocabulary_openings
 from services.core.semantic.versions import LaunchVersions, newer_versions, versioned_attributes
 
@@ -261,6 +262,29 @@ class SemanticExtractor:
             for w in (phrase, *phrase.split())
         ) | _catalog_text_words(catalog)
         self._brand_of = {e.product_id: e.brand for e in entries}
+        # Words that carry meaning here: name words (the catalog's, its synonyms', the
+        # variants and brands it does not sell) and constraint values' words: a compound
+        # or typo near one may hide a variant (promx, plues).
+        self._plain_english = PlainEnglish(
+            self._english,
+            (
+                *(w for n in catalog_names for w in re.findall(r"[a-z]+", n.lower())),
+                *(w for p, _ in self._lexicon.constraint_phrases for w in re.findall(r"[a-z]+", p)),
+                *(w for ws in self._lexicon.brands.values() for w in ws),
+                # the variants and brands the store does not sell (plus, mini, oppo)
+                *(
+                    w
+                    for v in (*policy.variant_suffixes, *policy.other_brands)
+                    for w in re.findall(r"[a-z]+", str(v).lower())
+                ),
+                *(
+                    w
+                    for g in self._lexicon.name_synonyms
+                    for n in g
+                    for w in re.findall(r"[a-z]+", n)
+                ),
+            ),
+        )
         # Pinyin initials of the Chinese vocabulary (sx 三星, zfb 支付宝, kf 客服): the
         # lexicon's Chinese chat words are among them, so typed as initials they read as
         # the chat they are.
@@ -562,6 +586,8 @@ class SemanticExtractor:
             if word not in self._known_words and word not in self._english:
                 if any(form in self._english for form in standard_forms(word)):
                     continue  # "neighbour", "yrs": a British spelling or an abbreviation
+                if self._plain_english.reads(word):
+                    continue  # "gameplay", "usualy": plain English, near no word of ours
                 return word
         return None
 

@@ -416,3 +416,66 @@ def _swapped(typed: str, meant: str) -> bool:
         and typed[diff[0]] == meant[diff[1]]
         and typed[diff[1]] == meant[diff[0]]
     )
+
+
+#: An English word this frequent is one a shopper types without thinking (game, wall).
+_EVERYDAY_FREQUENCY = 10_000
+#: A plural's singular needs less: the dictionary lists few plurals (timelines).
+_SINGULAR_FREQUENCY = 1_000
+_MIN_COMPOUND_PART = 3
+_MIN_EVERYDAY_TYPO = 5
+
+
+class PlainEnglish:
+    """Whether a word the dictionary lacks is plain English all the same: two everyday
+    words written as one (gameplay, wallbox), a plural (timelines), or an everyday word
+    with one letter dropped, added or changed (usualy), none of them near a word that
+    carries meaning here (a name word, a vocabulary word: "promx" stays unknown)."""
+
+    __slots__ = ("_deletes", "_english", "_meaning", "_meaning_list")
+
+    def __init__(self, english_words: Mapping[str, int], meaning_words: Iterable[str]) -> None:
+        self._english = english_words
+        self._meaning = frozenset(w for w in meaning_words if w.isascii() and w.isalpha())
+        self._meaning_list = tuple(sorted(self._meaning))
+        deletes: dict[str, set[str]] = {}
+        for word, count in english_words.items():
+            if count >= _EVERYDAY_FREQUENCY and len(word) >= _MIN_EVERYDAY_TYPO - 1:
+                for cut in (word, *(word[:i] + word[i + 1 :] for i in range(len(word)))):
+                    deletes.setdefault(cut, set()).add(word)
+        self._deletes = {k: frozenset(v) for k, v in deletes.items()}
+
+    def reads(self, word: str) -> bool:
+        meaning = self._meaning
+        if self._compound(word, meaning) or self._plural(word, meaning):
+            return True
+        return self._typo(word)
+
+    def _everyday(self, word: str, meaning: frozenset[str]) -> bool:
+        return self._english.get(word, 0) >= _EVERYDAY_FREQUENCY and word not in meaning
+
+    def _compound(self, word: str, meaning: frozenset[str]) -> bool:
+        return any(
+            self._everyday(word[:i], meaning) and self._everyday(word[i:], meaning)
+            for i in range(_MIN_COMPOUND_PART, len(word) - _MIN_COMPOUND_PART + 1)
+        )
+
+    def _plural(self, word: str, meaning: frozenset[str]) -> bool:
+        stem = word[:-1]
+        return (
+            word.endswith("s")
+            and self._english.get(stem, 0) >= _SINGULAR_FREQUENCY
+            and stem not in meaning
+        )
+
+    def _typo(self, word: str) -> bool:
+        if len(word) < _MIN_EVERYDAY_TYPO:
+            return False
+        cuts = (word, *(word[:i] + word[i + 1 :] for i in range(len(word))))
+        near = {w for cut in cuts for w in self._deletes.get(cut, ()) if w[0] == word[0]}
+        if not any(OSA.distance(word, w) == 1 for w in near):
+            return False
+        # near a word that carries meaning here, it may be that word misspelt
+        return not process.extract(
+            word, self._meaning_list, scorer=OSA.distance, score_cutoff=2, limit=1
+        )
