@@ -33,6 +33,7 @@ from services.core.semantic.admission import (
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
 from services.core.semantic.constraints import ConstraintResolver, variant_name_end
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
+from services.core.semantic.initials import PinyinInitials, Reading
 from services.core.semantic.lexicon import (
     UNIT_VALUE_MARK,
     AttributeSpec,
@@ -53,6 +54,7 @@ from services.core.semantic.products import (
 )
 from services.core.semantic.reader import NgramReader
 from services.core.semantic.segment import WordSegmenter
+from services.core.semantic.spelling import PlainEnglish
 from services.core.semantic.transliteration import opens_a_word, vocabulary_openings
 from services.core.semantic.versions import LaunchVersions, newer_versions, versioned_attributes
 
@@ -259,6 +261,46 @@ class SemanticExtractor:
             for phrase in (*self._lexicon.all_phrases(), *user_words, *policy_phrases)
             for w in (phrase, *phrase.split())
         ) | _catalog_text_words(catalog)
+        self._brand_of = {e.product_id: e.brand for e in entries}
+        # Words that carry meaning here: name words (the catalog's, its synonyms', the
+        # variants and brands it does not sell) and constraint values' words: a compound
+        # or typo near one may hide a variant (promx, plues).
+        self._plain_english = PlainEnglish(
+            self._english,
+            (
+                *(w for n in catalog_names for w in re.findall(r"[a-z]+", n.lower())),
+                *(w for p, _ in self._lexicon.constraint_phrases for w in re.findall(r"[a-z]+", p)),
+                *(w for ws in self._lexicon.brands.values() for w in ws),
+                # the variants and brands the store does not sell (plus, mini, oppo)
+                *(
+                    w
+                    for v in (*policy.variant_suffixes, *policy.other_brands)
+                    for w in re.findall(r"[a-z]+", str(v).lower())
+                ),
+                *(
+                    w
+                    for g in self._lexicon.name_synonyms
+                    for n in g
+                    for w in re.findall(r"[a-z]+", n)
+                ),
+            ),
+        )
+        # Pinyin initials of the Chinese vocabulary (sx 三星, zfb 支付宝, kf 客服): the
+        # lexicon's Chinese chat words are among them, so typed as initials they read as
+        # the chat they are.
+        self._initials = PinyinInitials(
+            (
+                *self._lexicon.all_phrases(),
+                *self._lexicon.series_words,
+                *user_words,
+                *policy_phrases,
+                *(str(w) for w in lexicon_doc.get("chat_words", ())),
+            ),
+            self._lexicon.brands,
+            lambda token: (
+                token in self._known_words or token in self._english or token in self._chat_words
+            ),
+        )
         # The catalog's units are attribute words too ("多少毫安", "几寸").
         unit_words: dict[str, list[str]] = {}
         unit_forms = lexicon_doc.get("units", {})
@@ -364,6 +406,64 @@ class SemanticExtractor:
     def decide(self, text: str, *, second_reader: bool = True) -> SemanticDecision:
         """The decision; with ``second_reader`` a fingerprint stands only if the n-gram
         reader agrees on product and attribute (otherwise no fingerprint)."""
+        decision = self._decide_text(text, second_reader)
+        if isinstance(decision, NoFingerprint):
+            # Only a question not understood as typed is read again with its pinyin
+            # initials (kf, sx) as words: what reads already never changes.
+            readings = self._initials.readings(text)
+            if readings:
+                return self._decide_initials(readings, decision, second_reader)
+        return decision
+
+    def _decide_initials(
+        self, readings: Sequence[Reading], typed: NoFingerprint, second_reader: bool
+    ) -> SemanticDecision:
+        """The decision every reading of a question's initials tokens agrees on (one
+        fingerprint, or bypasses only); readings that disagree abstain. A brand word read
+        must name the brand of a product read right beside it (sx s24: 三星 s24), or its
+        reading is dropped; one that stands outranks the readings left without a decision
+        (色系 of sx)."""
+        decided: list[SemanticDecision] = []
+        branded = False
+        for reading in readings:
+            decision = self._decide_text(reading.text, second_reader)
+            if reading.brands:
+                if not (
+                    isinstance(decision, Fingerprint)
+                    and self._brand_beside(reading.text, reading.brands, decision.product)
+                ):
+                    continue  # a brand word without its model beside it reads nothing
+                branded = True
+            decided.append(decision)
+        if branded:
+            decided = [d for d in decided if not isinstance(d, NoFingerprint)]
+        if decided and all(isinstance(d, Bypass) for d in decided):
+            return decided[0]
+        cids = {d.cid if isinstance(d, Fingerprint) else "" for d in decided}
+        return decided[0] if len(cids) == 1 and "" not in cids else typed
+
+    def _brand_beside(
+        self, text: str, brands: Sequence[tuple[str, str]], product: str | None
+    ) -> bool:
+        """Whether each brand word read is of ``product``'s brand and begins or sits in a
+        mention of that product."""
+        if product is None:
+            return False
+        norm = self._normaliser.normalise(text)
+        mentions = [m for m in self._products.scan(norm).products if m.product_id == product]
+        for word, brand in brands:
+            if self._brand_of.get(product) != brand:
+                return False
+            spots = [m.start() for m in re.finditer(re.escape(word), norm)]
+            if not any(
+                m.start <= spot < m.end or 0 <= m.start - (spot + len(word)) <= 1
+                for m in mentions
+                for spot in spots
+            ):
+                return False
+        return True
+
+    def _decide_text(self, text: str, second_reader: bool) -> SemanticDecision:
         # Normalised once: it is the costliest step (spelling and transliteration scans).
         norm, scanned = self._products.expanded(self._normaliser.normalise(text))
         decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm, scanned)
@@ -488,6 +588,8 @@ class SemanticExtractor:
             if word not in self._known_words and word not in self._english:
                 if any(form in self._english for form in standard_forms(word)):
                     continue  # "neighbour", "yrs": a British spelling or an abbreviation
+                if self._plain_english.reads(word):
+                    continue  # "gameplay", "usualy": plain English, near no word of ours
                 return word
         return None
 

@@ -172,6 +172,10 @@ def parse_chinese_numeral(run: str) -> int | None:
     return total + pending
 
 
+#: English chat writes "are" as its sound, r ("how much r the buds"): a lone r between two
+#: words of an English question (never beside a number: no model letter).
+_CHAT_ARE = re.compile(r"(?<=[a-z] )r(?= [a-z])")
+
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
@@ -283,6 +287,8 @@ class TextNormaliser:
     def normalise(self, text: str) -> str:
         # Typographic apostrophes are the ASCII one ("haven’t" is "haven't"), length kept.
         out = unicodedata.normalize("NFKC", text).lower().translate(_APOSTROPHES)
+        if " r " in out and out.isascii():
+            out = _CHAT_ARE.sub("are", out)
         if self._pinyin is not None:
             out = self._pinyin.replace(out)
         if self._spelling is not None:

@@ -17,6 +17,10 @@ attribute vocabulary and the lexicon use:
   replaced by the vocabulary word at optimal-string-alignment distance 1 (2 from eight
   letters; transpositions count as one edit) with the same first letter, when exactly one
   word is that close (rapidfuzz).
+- **Latin abbreviations.** A word no English word and no vocabulary or name word that is
+  the clipped beginning (four letters or more: perf) or the consonants, vowels dropped
+  (three or more, same first letter: pwr, chrg, btry), of exactly one vocabulary word
+  (not a name word) is that word.
 
 Replacements keep the text's length for Chinese, so offsets stay meaningful.
 """
@@ -37,6 +41,10 @@ _LATIN_WORD = re.compile(r"[a-z]+")
 _NAME_WORD = re.compile(r"[a-z]+|\d+")
 _NEXT_WORD = re.compile(r" ?([a-z]+|\d+)")
 _MIN_LATIN = 6
+#: A clipping keeps four letters of its word or more (perf); a vowel-dropped form
+#: three consonants or more (pwr).
+_MIN_CLIPPING = 4
+_MIN_CONSONANTS = 3
 #: Shorter product-name words (tesla, mate, pro) are repaired too, more cautiously.
 _MIN_NAME_LATIN = 3
 _MIN_SHORT_EDIT = 4
@@ -52,6 +60,7 @@ _Candidates = tuple[tuple[str, tuple[str, ...], bool], ...]
 
 class SpellingCorrector:
     __slots__ = (
+        "_abbreviations",
         "_before",
         "_by_first",
         "_cjk_words",
@@ -84,6 +93,7 @@ class SpellingCorrector:
             text = phrase.lower()
             cjk.update(r for r in _CJK_RUN.findall(text) if 2 <= len(r) <= _MAX_CJK)
             latin.update(_LATIN_WORD.findall(text))
+        vocabulary_latin = frozenset(latin)
         # The name word each word or number follows in the names ("mate" before a number
         # of "Mate 60", "han" before "ev" of "Han EV"): a typo of a short name word is
         # repaired where a name writes that word next (mete 60, hann ev).
@@ -141,6 +151,7 @@ class SpellingCorrector:
                         one_off.setdefault((position, kept), []).append((word, syllables, way))
         self._one_off_index = {k: tuple(v) for k, v in one_off.items()}
         self._latin_words = frozenset(latin)
+        self._abbreviations = _abbreviations(vocabulary_latin - name_latin)
         self._latin_targets = tuple(sorted(w for w in latin if len(w) >= _MIN_LATIN))
         self._name_targets = tuple(sorted(w for w in name_latin if len(w) >= _MIN_NAME_LATIN))
 
@@ -300,6 +311,10 @@ class SpellingCorrector:
             return word
         if self._english.get(word, 0) >= _COMMON_WORD_FREQUENCY:
             return word  # a real English word ("different"), not a misspelt "difference"
+        if word not in self._english:
+            meant = self._abbreviated(word)
+            if meant is not None:
+                return meant
         if len(word) < _MIN_LATIN:
             return self._correct_short_name(word)
         limit = 2 if len(word) >= 8 else 1
@@ -312,6 +327,19 @@ class SpellingCorrector:
         best = min(OSA.distance(word, c) for c in close)
         nearest = [c for c in close if OSA.distance(word, c) == best]
         return nearest[0] if len(nearest) == 1 else word
+
+    def _abbreviated(self, word: str) -> str | None:
+        """The one vocabulary word ``word`` clips (perf) or writes without vowels (pwr)."""
+        fits: set[str] = set()
+        if len(word) >= _MIN_CLIPPING:
+            fits.update(self._abbreviations.get(f"^{word}", ()))
+        skeleton = _consonants(word)
+        if len(skeleton) >= _MIN_CONSONANTS:
+            fits.update(
+                w for w in self._abbreviations.get(f"~{skeleton}", ()) if _is_subsequence(word, w)
+            )
+        fits.discard(word)
+        return fits.pop() if len(fits) == 1 else None
 
     def _correct_short_name(self, word: str) -> str:
         """A short word next to a product-name word: two adjacent letters swapped (telsa,
@@ -341,6 +369,36 @@ class SpellingCorrector:
         return fits.pop() if len(fits) == 1 else word
 
 
+def _abbreviations(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """``^clip`` → the words that begin with it, ``~consonants`` → the words with those
+    consonants (vowels dropped, a doubled one written once), for a lookup per word."""
+    found: dict[str, set[str]] = {}
+    for word in words:
+        for end in range(_MIN_CLIPPING, len(word)):
+            found.setdefault(f"^{word[:end]}", set()).add(word)
+        skeleton = _consonants(word)
+        if len(skeleton) >= _MIN_CONSONANTS:
+            found.setdefault(f"~{skeleton}", set()).add(word)
+    return {k: tuple(sorted(v)) for k, v in found.items()}
+
+
+def _consonants(word: str) -> str:
+    """The consonants of ``word`` in order, a doubled one once (battery → btry)."""
+    out = [ch for ch in word if ch not in _VOWELS]
+    return "".join(ch for i, ch in enumerate(out) if i == 0 or out[i - 1] != ch)
+
+
+_VOWELS = frozenset("aeiou")
+
+
+def _is_subsequence(typed: str, meant: str) -> bool:
+    """Whether ``typed`` is ``meant`` with letters left out, the first one kept."""
+    if not typed or typed[0] != meant[0]:
+        return False
+    letters = iter(meant)
+    return all(ch in letters for ch in typed)
+
+
 def _doubled(typed: str, meant: str) -> bool:
     """Whether ``typed`` is ``meant`` with one of its letters typed twice (maxx, proo)."""
     return len(typed) == len(meant) + 1 and any(
@@ -366,3 +424,66 @@ def _swapped(typed: str, meant: str) -> bool:
         and typed[diff[0]] == meant[diff[1]]
         and typed[diff[1]] == meant[diff[0]]
     )
+
+
+#: An English word this frequent is one a shopper types without thinking (game, wall).
+_EVERYDAY_FREQUENCY = 10_000
+#: A plural's singular needs less: the dictionary lists few plurals (timelines).
+_SINGULAR_FREQUENCY = 1_000
+_MIN_COMPOUND_PART = 3
+_MIN_EVERYDAY_TYPO = 5
+
+
+class PlainEnglish:
+    """Whether a word the dictionary lacks is plain English all the same: two everyday
+    words written as one (gameplay, wallbox), a plural (timelines), or an everyday word
+    with one letter dropped, added or changed (usualy), none of them near a word that
+    carries meaning here (a name word, a vocabulary word: "promx" stays unknown)."""
+
+    __slots__ = ("_deletes", "_english", "_meaning", "_meaning_list")
+
+    def __init__(self, english_words: Mapping[str, int], meaning_words: Iterable[str]) -> None:
+        self._english = english_words
+        self._meaning = frozenset(w for w in meaning_words if w.isascii() and w.isalpha())
+        self._meaning_list = tuple(sorted(self._meaning))
+        deletes: dict[str, set[str]] = {}
+        for word, count in english_words.items():
+            if count >= _EVERYDAY_FREQUENCY and len(word) >= _MIN_EVERYDAY_TYPO - 1:
+                for cut in (word, *(word[:i] + word[i + 1 :] for i in range(len(word)))):
+                    deletes.setdefault(cut, set()).add(word)
+        self._deletes = {k: frozenset(v) for k, v in deletes.items()}
+
+    def reads(self, word: str) -> bool:
+        meaning = self._meaning
+        if self._compound(word, meaning) or self._plural(word, meaning):
+            return True
+        return self._typo(word)
+
+    def _everyday(self, word: str, meaning: frozenset[str]) -> bool:
+        return self._english.get(word, 0) >= _EVERYDAY_FREQUENCY and word not in meaning
+
+    def _compound(self, word: str, meaning: frozenset[str]) -> bool:
+        return any(
+            self._everyday(word[:i], meaning) and self._everyday(word[i:], meaning)
+            for i in range(_MIN_COMPOUND_PART, len(word) - _MIN_COMPOUND_PART + 1)
+        )
+
+    def _plural(self, word: str, meaning: frozenset[str]) -> bool:
+        stem = word[:-1]
+        return (
+            word.endswith("s")
+            and self._english.get(stem, 0) >= _SINGULAR_FREQUENCY
+            and stem not in meaning
+        )
+
+    def _typo(self, word: str) -> bool:
+        if len(word) < _MIN_EVERYDAY_TYPO:
+            return False
+        cuts = (word, *(word[:i] + word[i + 1 :] for i in range(len(word))))
+        near = {w for cut in cuts for w in self._deletes.get(cut, ()) if w[0] == word[0]}
+        if not any(OSA.distance(word, w) == 1 for w in near):
+            return False
+        # near a word that carries meaning here, it may be that word misspelt
+        return not process.extract(
+            word, self._meaning_list, scorer=OSA.distance, score_cutoff=2, limit=1
+        )
