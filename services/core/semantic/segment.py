@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from math import log
 from typing import Any
 
 import ahocorasick
@@ -19,6 +20,9 @@ import jieba.posseg
 
 #: The runs of characters jieba segments (its own expression, of version 0.42).
 _JIEBA_BLOCK: re.Pattern[str] = jieba.re_han_default
+
+#: What jieba joins when its route leaves them alone (its ``re_eng``).
+_LATIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 #: Adjectives of quantity jieba tags as numerals: 比较 before them is "fairly" too.
 _QUANTITY = frozenset(("多", "少"))
@@ -29,15 +33,12 @@ _NOT_GRADED = frozenset(("是", "是否", "有"))
 class WordSegmenter:
     """A private jieba tokenizer, initialised once and quietly."""
 
-    __slots__ = ("_ascii_words", "_cut_run", "_tagger", "_tokenizer", "general_frequencies")
+    __slots__ = ("_ascii_words", "_tagger", "_tokenizer", "general_frequencies")
 
     def __init__(self, user_words: Iterable[str] = ()) -> None:
         jieba.setLogLevel(logging.WARNING)
         self._tokenizer = jieba.Tokenizer()
         self._tokenizer.initialize()
-        # What ``cut(HMM=False)`` does with each run of its word characters (jieba 0.42's
-        # dictionary search, private by name only).
-        self._cut_run: Callable[[str], Iterable[str]] = self._tokenizer._Tokenizer__cut_DAG_NO_HMM
         self.general_frequencies: dict[str, int] = dict(self._tokenizer.FREQ)
         self._tagger = jieba.posseg.POSTokenizer(self._tokenizer)
         self._ascii_words: Any = None
@@ -98,12 +99,52 @@ class WordSegmenter:
                 position += len(block)
                 cuts.add(position)
                 continue
-            # A run goes straight to the dictionary search ``cut`` would hand it to (no
-            # second split of a text that is one run).
-            for word in self._cut_run(block):
-                position += len(word)
-                cuts.add(position)
+            self._run_cuts(block, position, cuts)
+            position += len(block)
         return frozenset(cuts)
+
+    def _run_cuts(self, run: str, position: int, cuts: set[int]) -> None:
+        """Adds to ``cuts`` the word ends jieba's dictionary search (``cut(HMM=False)``
+        on one run of its word characters, jieba 0.42) gives ``run`` (at ``position``):
+        the same walk of the prefix dictionary and the same route of the greatest sum of
+        log frequencies, in one pass and without jieba's generators; single Latin letters
+        and digits the route leaves alone are joined into one word, as jieba does."""
+        frequencies = self._tokenizer.FREQ
+        size = len(run)
+        logtotal = log(self._tokenizer.total)
+        score = [0.0] * (size + 1)
+        last = [0] * (size + 1)
+        for start in range(size - 1, -1, -1):
+            best_score, best_last = 0.0, -1
+            end = start
+            fragment = run[start]
+            while end < size and fragment in frequencies:
+                frequency = frequencies[fragment]
+                if frequency:
+                    value = log(frequency) - logtotal + score[end + 1]
+                    # jieba's max over (value, end), ends ascending: a tie goes to the later
+                    if best_last < 0 or value >= best_score:
+                        best_score, best_last = value, end
+                end += 1
+                fragment = run[start : end + 1]
+            if best_last < 0:  # no word starts here: the character alone (log 1)
+                best_score, best_last = 0.0 - logtotal + score[start + 1], start
+            score[start] = best_score
+            last[start] = best_last
+        start = 0
+        joined = False
+        while start < size:
+            end = last[start] + 1
+            if end - start == 1 and run[start] in _LATIN:
+                joined = True
+            else:
+                if joined:
+                    cuts.add(position + start)
+                    joined = False
+                cuts.add(position + end)
+            start = end
+        if joined:
+            cuts.add(position + size)
 
     def time_words_and_verbs(self, text: str) -> tuple[list[tuple[int, int]], bool]:
         """Spans of time words (jieba's tags t and f: 周末, 最近) and whether a verb other

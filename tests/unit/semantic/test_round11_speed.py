@@ -43,3 +43,18 @@ def test_latin_words_added_later_are_searched_too() -> None:
     segmenter.add_words(["zq9", "qv"])
     assert segmenter.boundaries(text) == _jieba_cuts(segmenter, text)
     assert segmenter.boundaries(text) != frozenset({0, 5, 6, 9})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "鼋鼍鼗",  # two routes of equal sums: jieba takes the longer first word
+        "x鼋鼍鼗y1z 鼍鼗鼋 ab鼋c",  # single Latin characters the route leaves alone, joined
+        "星河飞鸟续航多久星河",
+        "鼋",
+    ],
+)
+def test_runs_keep_jiebas_route_and_its_ties(text: str) -> None:
+    # Equal frequencies make 鼋鼍|鼗 and 鼋|鼍鼗 sum to the same float.
+    segmenter = WordSegmenter(["鼋", "鼍", "鼗", "鼋鼍", "鼍鼗", "星河飞鸟"])
+    assert segmenter.boundaries(text) == _jieba_cuts(segmenter, text)
