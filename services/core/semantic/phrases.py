@@ -119,11 +119,13 @@ class PhraseSet:
         "_automaton",
         "_char_needs",
         "_digit_needs",
+        "_first_need_ids",
         "_first_needs",
         "_group_of",
         "_groups",
         "_labels",
         "_led",
+        "_led_ids",
         "_more_needs",
         "_need_chars",
         "_short_cjk",
@@ -161,6 +163,8 @@ class PhraseSet:
             else:
                 grouped.setdefault(label, []).append((pattern_id, pattern))
         self._led = led
+        # Key sets as sets: a set's intersection with a dict walks all of the dict's keys.
+        self._led_ids = frozenset(led)
         self._groups = tuple(
             _PatternGroup(
                 label,
@@ -196,6 +200,7 @@ class PhraseSet:
         self._need_chars = frozenset(char_needs)
         self._digit_needs = frozenset(digit_needs)
         self._first_needs = {i: tuple(p) for i, p in first_needs.items()}
+        self._first_need_ids = frozenset(first_needs)
         self._more_needs = more_needs
         # Each key's value: its length when it is a phrase (0 otherwise) and the ids of
         # the requirements it meets.
@@ -236,7 +241,7 @@ class PhraseSet:
         more_needs = self._more_needs
         # Only a pattern's first requirement leads to it (most requirements met are
         # others': checked through ``more_needs``).
-        for need_id in needs_met.intersection(self._first_needs):
+        for need_id in needs_met.intersection(self._first_need_ids):
             for pattern_id in self._first_needs[need_id]:
                 if more_needs[pattern_id] <= needs_met:
                     met.add(pattern_id)
@@ -258,7 +263,7 @@ class PhraseSet:
                 for m in compiled.finditer(text)
                 if m.end() > m.start()
             )
-        for pattern_id in sorted(met.intersection(self._led)):
+        for pattern_id in sorted(met.intersection(self._led_ids)):
             compiled, first, label = self._led[pattern_id]
             if present.isdisjoint(first):
                 continue

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from math import log
+from typing import Any
 
+import ahocorasick
 import jieba
 import jieba.posseg
 
 #: The runs of characters jieba segments (its own expression, of version 0.42).
 _JIEBA_BLOCK: re.Pattern[str] = jieba.re_han_default
+
+#: What jieba joins when its route leaves them alone (its ``re_eng``).
+_LATIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 #: Adjectives of quantity jieba tags as numerals: 比较 before them is "fairly" too.
 _QUANTITY = frozenset(("多", "少"))
@@ -27,17 +33,15 @@ _NOT_GRADED = frozenset(("是", "是否", "有"))
 class WordSegmenter:
     """A private jieba tokenizer, initialised once and quietly."""
 
-    __slots__ = ("_cut_run", "_tagger", "_tokenizer", "general_frequencies")
+    __slots__ = ("_ascii_words", "_tagger", "_tokenizer", "general_frequencies")
 
     def __init__(self, user_words: Iterable[str] = ()) -> None:
         jieba.setLogLevel(logging.WARNING)
         self._tokenizer = jieba.Tokenizer()
         self._tokenizer.initialize()
-        # What ``cut(HMM=False)`` does with each run of its word characters (jieba 0.42's
-        # dictionary search, private by name only).
-        self._cut_run: Callable[[str], Iterable[str]] = self._tokenizer._Tokenizer__cut_DAG_NO_HMM
         self.general_frequencies: dict[str, int] = dict(self._tokenizer.FREQ)
         self._tagger = jieba.posseg.POSTokenizer(self._tokenizer)
+        self._ascii_words: Any = None
         self.add_words(user_words)
 
     def add_words(self, user_words: Iterable[str]) -> None:
@@ -45,6 +49,20 @@ class WordSegmenter:
             if word.strip():
                 # A high frequency makes jieba prefer the lexicon's words.
                 self._tokenizer.add_word(word, freq=100_000)
+        # The dictionary words (of a frequency above 0: the ones jieba's search takes)
+        # that a run of ASCII letters and digits can contain; without one in it, jieba
+        # returns the run whole (each character alone, the Latin ones joined again).
+        ascii_words = [
+            w
+            for w, freq in self._tokenizer.FREQ.items()
+            if freq and len(w) >= 2 and w.isascii() and w.isalnum()
+        ]
+        self._ascii_words = None
+        if ascii_words:
+            self._ascii_words = ahocorasick.Automaton()
+            for word in ascii_words:
+                self._ascii_words.add_word(word, None)
+            self._ascii_words.make_automaton()
 
     def words(self, text: str) -> list[str]:
         return list(self._tokenizer.cut(text, HMM=False))
@@ -53,31 +71,80 @@ class WordSegmenter:
         """Character offsets where a word starts or ends.
 
         jieba cuts each run of its word characters on its own; a run of ASCII letters
-        and digits in which no dictionary word of two characters or more starts (no
-        two-character prefix of one is there: jieba's dictionary holds every prefix of
-        its words) is one word to it, so most English words need no segmentation."""
+        and digits that contains no dictionary word of two characters or more is one
+        word to it, so most English words need no segmentation. Between runs ``cut``
+        yields each character alone (a ``\\r\\n`` line break whole)."""
         cuts = {0}
         position = 0
-        frequencies = self._tokenizer.FREQ
+        ascii_words = self._ascii_words
         # The split alternates text between runs (odd places: the runs themselves).
         for index, block in enumerate(_JIEBA_BLOCK.split(text)):
             if not block:
                 continue
+            if not index % 2:
+                cuts.update(range(position + 1, position + len(block) + 1))
+                if "\r\n" in block:
+                    cuts.difference_update(
+                        position + k + 1
+                        for k in range(len(block) - 1)
+                        if block[k : k + 2] == "\r\n"
+                    )
+                position += len(block)
+                continue
             if (
                 block.isascii()
                 and block.isalnum()
-                and not any(block[k : k + 2] in frequencies for k in range(len(block) - 1))
+                and (ascii_words is None or next(ascii_words.iter(block), None) is None)
             ):
                 position += len(block)
                 cuts.add(position)
                 continue
-            # A run goes straight to the dictionary search ``cut`` would hand it to (no
-            # second split of a text that is one run); the rest through ``cut``.
-            words = self._cut_run(block) if index % 2 else self._tokenizer.cut(block, HMM=False)
-            for word in words:
-                position += len(word)
-                cuts.add(position)
+            self._run_cuts(block, position, cuts)
+            position += len(block)
         return frozenset(cuts)
+
+    def _run_cuts(self, run: str, position: int, cuts: set[int]) -> None:
+        """Adds to ``cuts`` the word ends jieba's dictionary search (``cut(HMM=False)``
+        on one run of its word characters, jieba 0.42) gives ``run`` (at ``position``):
+        the same walk of the prefix dictionary and the same route of the greatest sum of
+        log frequencies, in one pass and without jieba's generators; single Latin letters
+        and digits the route leaves alone are joined into one word, as jieba does."""
+        frequencies = self._tokenizer.FREQ
+        size = len(run)
+        logtotal = log(self._tokenizer.total)
+        score = [0.0] * (size + 1)
+        last = [0] * (size + 1)
+        for start in range(size - 1, -1, -1):
+            best_score, best_last = 0.0, -1
+            end = start
+            fragment = run[start]
+            while end < size and fragment in frequencies:
+                frequency = frequencies[fragment]
+                if frequency:
+                    value = log(frequency) - logtotal + score[end + 1]
+                    # jieba's max over (value, end), ends ascending: a tie goes to the later
+                    if best_last < 0 or value >= best_score:
+                        best_score, best_last = value, end
+                end += 1
+                fragment = run[start : end + 1]
+            if best_last < 0:  # no word starts here: the character alone (log 1)
+                best_score, best_last = 0.0 - logtotal + score[start + 1], start
+            score[start] = best_score
+            last[start] = best_last
+        start = 0
+        joined = False
+        while start < size:
+            end = last[start] + 1
+            if end - start == 1 and run[start] in _LATIN:
+                joined = True
+            else:
+                if joined:
+                    cuts.add(position + start)
+                    joined = False
+                cuts.add(position + end)
+            start = end
+        if joined:
+            cuts.add(position + size)
 
     def time_words_and_verbs(self, text: str) -> tuple[list[tuple[int, int]], bool]:
         """Spans of time words (jieba's tags t and f: 周末, 最近) and whether a verb other
