@@ -495,6 +495,16 @@ def _unit_patterns(
         )
         if latin_forms:
             regex += r"|(?<![a-z])(?:" + latin_forms + r")\s+\d+(?:\.\d+)?(?=\s*(?:[?？]|$))"
+        # "厚度多少mm 7.6吗": a number offered right after the unit asked, to be
+        # confirmed, is a value in that unit (not for a letter another key's values end
+        # in: "多少g 256吗" may be storage).
+        confirm_forms = [f for f in forms if f not in (value_letters or {})]
+        if confirm_forms:
+            regex += (
+                r"|(?:多少|几)\s*(?:"
+                + "|".join(re.escape(f) for f in confirm_forms)
+                + r")(?![a-z])\s*[,，]?\s*\d+(?:\.\d+)?(?![\d.])(?=\s*(?:吗|嘛|么|[?？]|$))"
+            )
         # The unit asked for: "多少瓦时", "几寸", "几万公里", "how many watt-hours" (a
         # question word, perhaps with a multiplier, right before the unit; the longer unit
         # wins over a shorter one inside it, and "几万" of "几万公里" is no price).

@@ -37,6 +37,8 @@ _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 _CN_NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九十百千")
 _CN_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千]+")
 _MULTIPLIERS = frozenset("十百千")
+#: Words that make a round number approximate before its unit (三十多克, 两百来克, 百余克).
+_APPROXIMATE = frozenset("多来余")
 _SPACES = re.compile(r"\s+")
 #: What every look-alike digit needs: an l or o right before a digit.
 _LETTER_BEFORE_DIGIT = re.compile(r"[lo](?=\d)")
@@ -135,6 +137,11 @@ _UNIT_AFTER = ("代", "寸", "英寸", "毫米", "倍", "瓦", "核", "毫安", 
 _LATIN_UNIT_AFTER = re.compile(r"(?:gb?|tb?|mah|w|hz|mm|mp)(?![a-z])")
 # "一个T", "两个G": the measure word 个 between a numeral and a storage unit says nothing.
 _GE_BEFORE_UNIT = re.compile(r"([零〇一二两三四五六七八九十百千\d])个(?=(?:gb?|tb?)(?![a-z]))")
+# Chinese chat leaves the next digit's place unsaid after 万: 24万5 is 24.5万, 3万2 is
+# 3.2万; not before another digit or a smaller multiplier (2万5千 says it in full).
+_WAN_TAIL = re.compile(r"(?<![\d.])(\d+)万([1-9])(?![\d.十百千万])")
+# "in" glued to a number is the inch symbol (6.7in, 14in); apart, it is the preposition.
+_GLUED_INCH = re.compile(r"(?<![a-z\d.])(\d+(?:\.\d+)?)in(?![a-z\d])")
 # Function words that start with a numeral: after a model's numeral ("gt四一般", "十五一共")
 # the last numeral begins the word, so it is not part of the number.
 _NUMERAL_FUNCTION_WORDS = ("一般", "一共", "一下", "一直", "一样", "一起", "一些", "一定")
@@ -321,6 +328,10 @@ class TextNormaliser:
             out = _DI_GENERATION.sub(r"\1代", out)
         if "gen" in out:
             out = _GEN_NUMBER.sub(r" \1代", out)
+        if "万" in out:
+            out = _WAN_TAIL.sub(r"\1.\2万", out)  # 24万5 is 24.5万 (245,000)
+        if "in" in out:
+            out = _GLUED_INCH.sub(r"\1 inch", out)  # 6.7in: "in" glued to a number is inch
         return _SPACES.sub(" ", out).strip()
 
     def _repair_head(self, match: re.Match[str]) -> str:
@@ -368,6 +379,12 @@ class TextNormaliser:
             or before.endswith("第")
             or any(before.endswith(word) for word in self._series_words)
             or (after.startswith(self._units_after) and not _is_relative_generation(before, after))
+            # 两百三十多克: an approximate 多 / 来 / 余 after a round number, then the unit
+            or (
+                after[:1] in _APPROXIMATE
+                and after[1:].startswith(self._units_after)
+                and run[-1] in _MULTIPLIERS
+            )
             or _LATIN_UNIT_AFTER.match(text, match.end()) is not None
             or _is_digit_string(run)
             or (
