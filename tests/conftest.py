@@ -29,6 +29,8 @@ from services.adapters.embedded_broker import (
 )
 from services.adapters.sql.engine import upgrade
 from services.core.keys import KeySpace
+from services.core.semantic.extractor import SemanticExtractor
+from services.semantic.loading import SemanticData, build_extractor, load_semantic_data
 
 REDIS_URL = os.environ.get("CACHECOH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 POSTGRES_URL = os.environ.get(
@@ -130,3 +132,15 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
     log_file = tmp_path_factory.mktemp("broker") / "tansu.log"
     with EmbeddedBroker(log_file=log_file) as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def semantic_data() -> SemanticData:
+    return load_semantic_data()
+
+
+@pytest.fixture(scope="session")
+def extractor(semantic_data: SemanticData) -> SemanticExtractor:
+    """The shipped extractor, built once for the whole session (a build takes seconds):
+    unit, semantic and gateway tests all read the same one."""
+    return build_extractor(semantic_data)

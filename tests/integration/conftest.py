@@ -19,6 +19,7 @@ from services.adapters.sql.audit import AuditLog
 from services.adapters.sql.engine import make_engine, upgrade
 from services.coherence.process import WorkerProcess
 from services.core.keys import KeySpace
+from services.harness.faults.rig import FAST_REJOIN
 
 PARTITIONS = 3
 
@@ -46,9 +47,8 @@ class WorkerEnv:
             "CACHECOH_REDIS_URL": self.redis_url,
             "CACHECOH_REDIS_PREFIX": self.keys.prefix,
             "CACHECOH_DATABASE_URL": self.database_url,
-            "CACHECOH_SESSION_TIMEOUT_S": "6",
-            "CACHECOH_REBALANCE_TIMEOUT_S": "6",
-            "CACHECOH_COMMIT_INTERVAL_S": "0.2",
+            # A killed worker's partitions come back within seconds (as in the fault rig).
+            **FAST_REJOIN,
             "CACHECOH_LOG_LEVEL": "INFO",
             "CACHECOH_SEED_SPEC_STORE": "true",
         }

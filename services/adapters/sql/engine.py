@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,11 @@ def alembic_config(url: str) -> Config:
     return cfg
 
 
+#: alembic's ``context`` is one global per process: two threads migrating at once would run
+#: each other's migrations, so migrations take turns.
+_MIGRATING = threading.Lock()
+
+
 def upgrade(url: str, revision: str = "head") -> None:
     """Apply migrations up to ``revision`` (idempotent); ``DatabaseUnavailable`` if the
     database cannot be reached."""
@@ -61,7 +67,8 @@ def upgrade(url: str, revision: str = "head") -> None:
         with engine.begin() as connection:
             cfg = alembic_config(url)
             cfg.attributes["connection"] = connection
-            command.upgrade(cfg, revision)
+            with _MIGRATING:
+                command.upgrade(cfg, revision)
     except OperationalError as exc:
         where = make_url(url).render_as_string(hide_password=True)
         reason = str(exc.orig or exc).strip().splitlines()[0]

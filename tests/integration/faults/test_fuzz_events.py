@@ -2,7 +2,7 @@
 events, through the real broker to one real worker (Postgres audit).
 
 The 10,000-record figure comes from ``cachecoh check fuzz --events 10000 --json``. Here
-600 + 120 (seed 11): each of the 13 malformed kinds is drawn 21 times or more, and the test
+300 + 60 (seed 11): each of the 13 malformed kinds is drawn 7 times or more, and the test
 checks that every kind was drawn.
 """
 
@@ -18,7 +18,7 @@ from services.harness.faults.rig import RigConfig
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-MALFORMED, VALID = 600, 120
+MALFORMED, VALID = 300, 60
 
 
 def test_malformed_records_go_to_the_dlq_and_valid_ones_are_applied(

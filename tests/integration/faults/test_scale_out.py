@@ -93,6 +93,16 @@ def _workers_that_applied(rig: Rig) -> set[str]:
         return {r[0] for r in rows}
 
 
+def _wait_applied_by(rig: Rig, workers: set[str], timeout_s: float = 30) -> set[str]:
+    """Until each of ``workers`` has applied an event; returns the workers that have."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        applied = _workers_that_applied(rig)
+        if workers <= applied or time.monotonic() > deadline:
+            return applied
+        time.sleep(0.2)
+
+
 def _wait_audited(rig: Rig, ids: set[str], timeout_s: float = 90) -> set[str]:
     deadline = time.monotonic() + timeout_s
     while True:
@@ -112,16 +122,19 @@ def test_two_workers_share_partitions_and_hand_them_over(rig: Rig) -> None:
     assert len(_wait_for_split([first, second])) == 2
 
     with SteadyPublisher(rig) as stream:
-        time.sleep(3)  # both apply events
+        assert {"w1", "w2"} <= _wait_applied_by(rig, {"w1", "w2"})  # both apply events
         first.stop()  # SIGTERM: a graceful leave mid-stream
         assert _wait_for_split([second]) == [PARTITIONS]
         third = _worker(rig, "w3").start()
         third.wait_ready()
         assert len(_wait_for_split([second, third])) == 2
-        time.sleep(3)
+        assert "w3" in _wait_applied_by(rig, {"w3"})
         second.kill()  # SIGKILL: its partitions come back after the session timeout
         assert _wait_for_split([third]) == [PARTITIONS]
         time.sleep(2)
+        deadline = time.monotonic() + 30
+        while len(stream.events) <= 1000 and time.monotonic() < deadline:
+            time.sleep(0.2)  # the stream is long enough on a slow machine too
 
     ids = {str(e.identity) for e in stream.events}  # the audit names events source#id
     assert len(ids) > 1000

@@ -28,7 +28,6 @@ from services.gateway.bootstrap import create_app, load_redactor, seed_spec_stor
 from services.gateway.settings import GatewaySettings
 from services.inference.launcher import ManagedProcess, start_engine, wait_healthy
 from services.paths import DEMO_DATA_DIR, MAPPINGS_DIR
-from services.semantic.loading import load_semantic_extractor
 from tests.integration.gateway.echo_upstream import EchoUpstream
 from tests.integration.gateway.helpers import ADMIN_TOKEN, KEY_A, KEY_B
 
@@ -66,11 +65,6 @@ def spec_store(postgres_url: str) -> SpecStore:
     store = SpecStore(make_engine(postgres_url), topic="product-spec-updated")
     seed_spec_store(store, DEMO_DATA_DIR)
     return store
-
-
-@pytest.fixture(scope="session")
-def extractor() -> SemanticExtractor:
-    return load_semantic_extractor()
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """Promise 4 at CI size, and proof that each of its detectors can fail.
 
 The figures of the full run come from ``cachecoh check isolation --requests 100000 --json``;
-here the same code sends 2,000 requests (a purge every 700), on SQLite and on Postgres.
+here the same code sends 1,200 requests (a purge every 450), on SQLite and on Postgres.
 Then, on the same live stack, a cross-tenant entry is planted in Redis and raw personal
 values are planted in Redis, SQL and the gateway log, and the detectors must report them.
 A second stack whose gateway maps two tenants' API keys to one tenant (a
@@ -15,8 +15,8 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -36,7 +36,7 @@ from services.harness.checks.isolation import (
 )
 from services.harness.checks.pii_scan import PersonalDataScanner
 from services.harness.checks.provenance import Provenance, attribute_answers
-from services.harness.checks.stack import CheckStack, running_stack
+from services.harness.checks.stack import CheckStack, StackConfig, running_stack
 from services.harness.checks.tenant_traffic import (
     Outcome,
     QuestionPool,
@@ -80,45 +80,79 @@ def _plan(stack: CheckStack, requests: int, seed: int, purge_every: int = 1000) 
     )
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def clean_run(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[CleanRun]:
-    """One stack, CI-sized mixed traffic, probes, admin checks and the scan (before any
-    test plants anything): on SQLite (the embedded default) and on a Postgres schema of
-    its own (the production path)."""
+def _start(
+    config: StackConfig,
+) -> tuple[contextlib.AbstractContextManager[CheckStack], CheckStack]:
+    manager = running_stack(config)
+    return manager, manager.__enter__()
+
+
+@pytest.fixture(scope="module")
+def stacks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, CheckStack]]:
+    """The module's three stacks, started side by side (most of a start is one gateway
+    building its extractor on one core): SQLite (the embedded default), a Postgres schema
+    of its own (the production path), and a gateway that maps beta's API key to alpha (a
+    misconfiguration). Each has its own Redis, database, ports and work directory."""
     with contextlib.ExitStack() as resources:
-        database_url = (
-            resources.enter_context(postgres_schema()) if request.param == "postgres" else None
-        )
-        config = isolation_stack_config(
-            work_dir=tmp_path_factory.mktemp("isolation"), database_url=database_url
-        )
-        stack = resources.enter_context(running_stack(config))
-        plan = _plan(stack, CI_REQUESTS, seed=3, purge_every=450)
-        traffic = asyncio.run(drive(stack, plan, concurrency=16, timeout_s=60))
-        pool = QuestionPool.load(DEMO_DATA_DIR)
-        probes = asyncio.run(probe_spoofing(stack, pool.cacheable[:20]))
-        provenance = attribute_answers(
-            [*traffic.outcomes, *probes],
-            stack.config.tenants,
-            stack.ledger_lines(),
-            stack.salt_owners(),
-        )
-        entry_key = next(o.cache_key for o in traffic.outcomes if o.cache_key)
-        admin = check_admin_auth(stack, entry_key)
-        scanner = PersonalDataScanner(plan.values)
-        scans = summarise_scans(scanner, scan_stack(stack, scanner))
-        yield CleanRun(
-            stack,
-            plan,
-            traffic,
-            provenance,
-            summarise_probes(probes),
-            admin,
-            scans,
-            scanner_control(scanner, plan.personal_bodies),
-        )
+        configs = {
+            "sqlite": isolation_stack_config(work_dir=tmp_path_factory.mktemp("isolation")),
+            "postgres": isolation_stack_config(
+                work_dir=tmp_path_factory.mktemp("isolation"),
+                database_url=resources.enter_context(postgres_schema()),
+            ),
+            "merged": isolation_stack_config(
+                tenants=("tenant-alpha", "tenant-beta"),
+                gateway_tenants={"tenant-beta": "tenant-alpha"},
+                work_dir=tmp_path_factory.mktemp("merged"),
+                redis_history=False,
+            ),
+        }
+        with ThreadPoolExecutor(len(configs)) as pool:
+            futures = {name: pool.submit(_start, config) for name, config in configs.items()}
+        started: dict[str, CheckStack] = {}
+        errors: list[BaseException] = []
+        for name, future in futures.items():
+            try:
+                manager, stack = future.result()
+            except BaseException as exc:  # the ones that started are stopped on exit
+                errors.append(exc)
+                continue
+            resources.push(manager.__exit__)
+            started[name] = stack
+        if errors:
+            raise errors[0]
+        yield started
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def clean_run(request: pytest.FixtureRequest, stacks: dict[str, CheckStack]) -> CleanRun:
+    """CI-sized mixed traffic, probes, admin checks and the scan (before any test plants
+    anything), on the SQLite stack and on the Postgres one."""
+    stack = stacks[request.param]
+    plan = _plan(stack, CI_REQUESTS, seed=3, purge_every=450)
+    traffic = asyncio.run(drive(stack, plan, concurrency=16, timeout_s=60))
+    pool = QuestionPool.load(DEMO_DATA_DIR)
+    probes = asyncio.run(probe_spoofing(stack, pool.cacheable[:20]))
+    provenance = attribute_answers(
+        [*traffic.outcomes, *probes],
+        stack.config.tenants,
+        stack.ledger_lines(),
+        stack.salt_owners(),
+    )
+    entry_key = next(o.cache_key for o in traffic.outcomes if o.cache_key)
+    admin = check_admin_auth(stack, entry_key)
+    scanner = PersonalDataScanner(plan.values)
+    scans = summarise_scans(scanner, scan_stack(stack, scanner))
+    return CleanRun(
+        stack,
+        plan,
+        traffic,
+        provenance,
+        summarise_probes(probes),
+        admin,
+        scans,
+        scanner_control(scanner, plan.personal_bodies),
+    )
 
 
 def test_no_cross_tenant_hit_in_mixed_traffic(clean_run: CleanRun) -> None:
@@ -270,21 +304,15 @@ def test_planted_raw_personal_values_are_found(clean_run: CleanRun) -> None:
     assert any(s.startswith("redis_history:") and k == "cn_mobile" for s, k, _ in where)
 
 
-def test_a_gateway_that_merges_two_tenants_is_caught(tmp_path: Path) -> None:
+def test_a_gateway_that_merges_two_tenants_is_caught(stacks: dict[str, CheckStack]) -> None:
     """The gateway maps beta's API key to alpha (a misconfiguration): beta is served
     alpha's entries, and beta's own upstream calls carry alpha's salt."""
-    config = isolation_stack_config(
-        tenants=("tenant-alpha", "tenant-beta"),
-        gateway_tenants={"tenant-beta": "tenant-alpha"},
-        work_dir=tmp_path,
-        redis_history=False,
+    stack = stacks["merged"]
+    plan = _plan(stack, 600, seed=5)
+    traffic = asyncio.run(drive(stack, plan, concurrency=8, timeout_s=60))
+    provenance = attribute_answers(
+        traffic.outcomes, stack.config.tenants, stack.ledger_lines(), stack.salt_owners()
     )
-    with running_stack(config) as stack:
-        plan = _plan(stack, 600, seed=5)
-        traffic = asyncio.run(drive(stack, plan, concurrency=8, timeout_s=60))
-        provenance = attribute_answers(
-            traffic.outcomes, stack.config.tenants, stack.ledger_lines(), stack.salt_owners()
-        )
     assert provenance.cross_tenant_hits > 0
     assert provenance.cross_tenant_by_cache_state.get("HIT", 0) > 0
     assert provenance.cache_keys_seen_by_several_tenants > 0

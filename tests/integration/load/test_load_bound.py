@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 def test_upstream_calls_per_key_never_exceed_the_bucket(tmp_path: Path) -> None:
     config = LoadConfig(
-        seconds=4,
+        seconds=2,
         concurrency=8,
         hot_questions=10,
         refresh_keys=1,

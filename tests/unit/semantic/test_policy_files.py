@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -7,10 +8,13 @@ from typing import Any
 import pytest
 
 from services.core.semantic.admission import AdmissionPolicy, PolicyError
+from services.core.semantic.extractor import SemanticExtractor
 from services.semantic.loading import (
     ADMISSION_POLICY_FILE,
     LEXICON_FILE,
     PolicyFileError,
+    SemanticData,
+    build_extractor,
     load_admission_policy,
     load_lexicon,
 )
@@ -95,24 +99,16 @@ def test_lexicon_regexes_are_checked(tmp_path: Path) -> None:
     assert caught.value.json_path == f"$.constraints.storage.hints[{index}]"
 
 
-def test_policy_precedence_decides_between_intents(semantic_data: Any) -> None:
-    from services.core.semantic.extractor import SemanticExtractor
-
-    # The same question is realtime under the shipped order, compare when compare comes first.
+def test_policy_precedence_decides_between_intents(
+    semantic_data: SemanticData, extractor: SemanticExtractor
+) -> None:
+    # The same question is realtime under the shipped order (the session's shipped
+    # extractor), compare when compare comes first (the same build, only the order moved).
     document = _policy()
     question = "iPhone 15和iPhone 16现在哪个便宜"
-    shipped = SemanticExtractor(
-        semantic_data.catalog,
-        semantic_data.attributes,
-        AdmissionPolicy.from_mapping(document),
-        lexicon=semantic_data.lexicon,
-    )
-    assert getattr(shipped.decide(question), "intent", None) == "realtime"
+    assert getattr(extractor.decide(question), "intent", None) == "realtime"
     document["precedence"] = ["compare", *[i for i in document["precedence"] if i != "compare"]]
-    reordered = SemanticExtractor(
-        semantic_data.catalog,
-        semantic_data.attributes,
-        AdmissionPolicy.from_mapping(document),
-        lexicon=semantic_data.lexicon,
+    reordered = build_extractor(
+        dataclasses.replace(semantic_data, admission=AdmissionPolicy.from_mapping(document))
     )
     assert getattr(reordered.decide(question), "intent", None) == "compare"
