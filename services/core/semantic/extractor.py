@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -30,8 +31,12 @@ from services.core.semantic.admission import (
     only_present_time,
     volatile_attributes,
 )
-from services.core.semantic.attributes import TOPIC_KEYS, AttributeResolver
-from services.core.semantic.constraints import ConstraintResolver, variant_name_end
+from services.core.semantic.attributes import TOPIC_KEYS, AttributeChoice, AttributeResolver
+from services.core.semantic.constraints import (
+    ConstraintReading,
+    ConstraintResolver,
+    variant_name_end,
+)
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
 from services.core.semantic.initials import PinyinInitials, Reading
 from services.core.semantic.lexicon import (
@@ -131,6 +136,30 @@ class SemanticExtractor:
             )
             specs[str(raw["id"])] = MappingProxyType(dict(raw.get("specs", {})))
         self._specs = MappingProxyType(specs)
+        # product → its listed text values ("teal" of its colours) → the one attribute
+        # listing it; a category word (phone, watch: an in-box item) is no such value.
+        categories = {c.lower() for c in (*self._lexicon.category_words.values(),)}
+        categories |= {str(w).lower() for w in self._lexicon.category_words}
+        self._listed_values = {
+            product_id: (words, _listed_value_pattern(words))
+            for product_id, product_specs in specs.items()
+            if (words := _listed_value_words(product_specs, self._normaliser, categories))
+        }
+        # Every product's listed texts: one the named product does not list ("red" of
+        # another's colours) means the question is not only about its own values.
+        every_listed: dict[str, str] = {}
+        for words, _ in self._listed_values.values():
+            every_listed.update(words)
+        self._every_listed = (
+            (every_listed, _listed_value_pattern(every_listed)) if every_listed else None
+        )
+        # product → the year its release date gives: that year after its name is a model
+        # year (x1 carbon 2024), part of the name, not a date asked about.
+        self._release_years = {
+            product_id: year
+            for product_id, product_specs in specs.items()
+            if (year := _release_year(product_specs.get("release_date"))) is not None
+        }
         # (product, attribute) → the codes its text values write (h2, a18, 4.0): read
         # once here, not for every question that names the product.
         self._value_codes = {
@@ -604,6 +633,8 @@ class SemanticExtractor:
         if not norm:
             return NoFingerprint("empty question"), False, False, (), ()
         scan = scanned if scanned is not None else self._products.scan(norm)
+        if scan.products and _MODEL_YEAR.search(norm):
+            scan = self._with_model_years(norm, scan)
         trademarks = self._trademarks(text)
         boundaries = self._segmenter.boundaries(norm)
         decision, by_unit, nouns = self._decide_scanned(norm, scan, boundaries, trademarks)
@@ -624,6 +655,67 @@ class SemanticExtractor:
             if m.listed and isinstance(decision, Fingerprint) and m.product_id == decision.product
         )
         return decision, any(m.derived for m in scan.products), by_unit, nouns, listed
+
+    def _own_value_choice(
+        self, masked: str, product: str, reading: ConstraintReading
+    ) -> AttributeChoice | None:
+        """The attribute a question with no attribute word names by stating the product's
+        own value: words that are values it lists of exactly one attribute (its colours
+        "teal and ultramarine"), or one bare number, asked to be confirmed, that is the
+        value of exactly one of its attributes for the variant stated (price 1488 of the
+        46 mm case) and no other number of its specs."""
+        listed, pattern = self._listed_values.get(product, ({}, None))
+        found = (
+            [(m.start(), m.end(), listed[m.group()]) for m in pattern.finditer(masked)]
+            if pattern is not None
+            else []
+        )
+        if found:
+            names = {name for _, _, name in found}
+            if len(names) != 1 or _NUMBER.search(masked):
+                return None
+            if self._every_listed is not None and any(
+                m.group() not in listed for m in self._every_listed[1].finditer(masked)
+            ):
+                return None  # "teal and red": a value it does not list, too
+            hits = tuple(Hit(f"#{name}", s, e, masked[s:e]) for s, e, name in found)
+            return AttributeChoice(names.pop(), "the product's listed value", hits, True)
+        read = bytearray(len(masked) + 1)
+        for hit in (*reading.hits, *reading.negated):
+            read[hit.start : hit.end] = b"\x01" * (hit.end - hit.start)
+        numbers = [h for h in _whole_numbers(masked) if not any(read[h.start : h.end])]
+        if len(numbers) != 1 or len(numbers[0].text.replace(".", "")) < 3:
+            return None
+        (number,) = numbers
+        if not _CONFIRMING.match(masked, number.end):
+            return None
+        stated = tuple((k, next(iter(vs))) for k, vs in reading.values.items() if len(vs) == 1)
+        value = float(number.text)
+        specs = self._specs[product]
+        owners = {a for a, spec in specs.items() if value in _spec_numbers(spec)}
+        if len(owners) != 1:
+            return None
+        (attribute,) = owners
+        if _own_number(specs[attribute], stated) != value:
+            return None  # the value of a variant the question does not state
+        hit = Hit(f"#{attribute}", number.start, number.end, number.text)
+        return AttributeChoice(attribute, "the product's own value", (hit,), True)
+
+    def _with_model_years(self, norm: str, scan: ProductScan) -> ProductScan:
+        """``scan`` with each product's name running on over its own release year written
+        right after it ("x1 carbon 2024", "2024款"): a model year names the product; a
+        year with a month or 年 after it (2024年9月) is a date and stays one."""
+        products = []
+        for mention in scan.products:
+            match = _MODEL_YEAR.match(norm, mention.end)
+            if (
+                match is not None
+                and mention.product_id is not None
+                and match.group(1) == self._release_years.get(mention.product_id)
+            ):
+                mention = replace(mention, end=match.end())
+            products.append(mention)
+        return replace(scan, products=tuple(products))
 
     def _in_context(
         self,
@@ -947,6 +1039,10 @@ class SemanticExtractor:
             )
         ]
         choice = self._attributes.resolve(attribute_hits, category, reading.values, masked)
+        if choice.attribute is None and choice.reason == "no attribute found" and category:
+            # No attribute word: a value the product itself lists or gives may be what
+            # the question asks to confirm ("gt4 46mm 1488?", "come in teal?").
+            choice = self._own_value_choice(masked, product_ids[0], reading) or choice
         if choice.attribute is None:
             if present is not None:
                 return Bypass(*present), False, ()
@@ -1027,6 +1123,10 @@ class SemanticExtractor:
             # "盒子里有70W适配器吗": the answer lists things, and a value in a unit
             # (70W) describes the thing asked about, not a variant of the product.
             durations += [h for h in attribute_hits if parse_label(h.label).kind == "value"]
+        if product is not None:
+            # "苹果16…问下16无线充几瓦": the named product's own model number said again
+            # alone is that product, not a value.
+            durations += _repeated_model_numbers(masked, norm, scan.products, product)
         # A value read but ruled out ("512不够") is understood, though not asked.
         stray = _unexplained_number(
             masked, [*reading.hits, *reading.negated, *choice.hits, *durations]
@@ -1137,6 +1237,105 @@ _CURRENCIES = frozenset(("CNY", "USD", "EUR", "GBP", "JPY", "HKD"))
 _STATED_AMOUNT = re.compile(
     r"(?:是|要|卖|多少|\bis(?: it)?|\bfor)\s*(\d{3,7}(?:\.\d+)?)\s*(?=吗|么|嘛|呢|\?|？|$)"
 )
+
+
+#: A four-digit year right after a name (a space between or none), then 款 ("model"),
+#: or the end of the word: never 年 or a month (a date), nor more digits or letters.
+_MODEL_YEAR = re.compile(r" ?((?:19|20)\d\d)(?:款|(?![\d.a-z年月/-]))")
+
+
+def _listed_value_words(
+    specs: Mapping[str, Any], normaliser: TextNormaliser, categories: set[str]
+) -> dict[str, str]:
+    """Each text a product's specs list as a value ("深青色 Teal": 深青色 and teal),
+    normalised, with the one attribute listing it (a text two attributes list, or a
+    category word, is left out)."""
+    owners: dict[str, set[str]] = {}
+    for attribute, spec in specs.items():
+        value = spec.get("value") if isinstance(spec, Mapping) else None
+        if not isinstance(value, (list, tuple)):
+            continue
+        for item in value:
+            text = str(item)
+            if any(ch.isdigit() for ch in text):
+                continue
+            cjk = "".join(_CJK_ONLY.findall(text))
+            latin = normaliser.normalise(_CJK_ONLY.sub(" ", text))
+            for part in (cjk, latin):
+                if part and part not in categories:
+                    owners.setdefault(normaliser.normalise(part), set()).add(attribute)
+    return {text: next(iter(names)) for text, names in owners.items() if len(names) == 1}
+
+
+def _spec_numbers(spec: Any) -> set[float]:
+    """Every number a spec gives (its value, each variant's, a text value's digits)."""
+    out: set[float] = set()
+    stack = [spec]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            stack.extend(v for k, v in item.items() if k in ("value", "values") or k != "note")
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, bool):
+            continue
+        elif isinstance(item, (int, float)):
+            out.add(float(item))
+        elif isinstance(item, str):
+            out.update(float(n) for n in _NUMBER.findall(item))
+    return out
+
+
+#: A stated number asked to be confirmed: the question ends right after it, or a question
+#: particle or tag follows.
+_CONFIRMING = re.compile(r"\s*(?:吗|嘛|么|对吗|对吧|是吧|[?？]|(?:right|correct)\b|$)")
+
+
+def _listed_value_pattern(words: Mapping[str, str]) -> re.Pattern[str]:
+    """The listed texts as whole words, the longest first."""
+    forms = sorted(words, key=len, reverse=True)
+    return re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(f) for f in forms) + r")(?![a-z])")
+
+
+def _repeated_model_numbers(
+    masked: str, norm: str, mentions: Sequence[Mention], product: str
+) -> list[Hit]:
+    """Numbers standing alone (no letter, digit or unit glued on) outside the names that
+    equal the model number a mention of ``product`` ends in: after 苹果16大杯 a bare 16 is
+    the base model, and after 和 or "vs" a number is another product."""
+    own = {
+        m.group()
+        for mention in mentions
+        if mention.product_id == product
+        and (m := _TRAILING_NUMBER.search(norm, mention.start, mention.end)) is not None
+        and m.end() == mention.end
+    }
+    if not own:
+        return []
+    return [
+        h
+        for h in _whole_numbers(masked)
+        if h.text in own
+        and _ALONE.match(masked, h.end)
+        and not _LATIN_OR_DIGIT.match(masked[h.start - 1 : h.start])
+        and not _COORDINATED.search(masked[max(0, h.start - 8) : h.start])
+    ]
+
+
+_TRAILING_NUMBER = re.compile(r"(?<![\d.])\d+$")
+#: A word joining two things compared or chosen from, right before a number.
+_COORDINATED = re.compile(r"(和|跟|与|或者?|还是|比|对比|(?<![a-z])(vs\.?|and|or|than))\s*$")
+
+
+#: What may follow a number that stands alone: a Chinese word that is no unit or counter.
+_ALONE = re.compile(r"(?![a-z\d.%\"寸英毫千万百十个块元年月日号天克斤瓦米代款]|\s*(?:gb?|tb?)\b)")
+_LATIN_OR_DIGIT = re.compile(r"[a-z\d.]")
+
+
+def _release_year(spec: Any) -> str | None:
+    value = spec.get("value") if isinstance(spec, Mapping) else None
+    match = re.match(r"(\d{4})-", value) if isinstance(value, str) else None
+    return match.group(1) if match else None
 
 
 def _whole_numbers(text: str) -> list[Hit]:
