@@ -6,6 +6,7 @@ import math
 from collections import Counter
 
 from services.core.semantic.reader import _grams
+from services.core.semantic.segment import WordSegmenter
 
 
 def plain_ranking(
@@ -38,3 +39,13 @@ def plain_ranking(
         for c, d in deltas.items():
             scores[c] += d * k
     return sorted(scores.items(), key=lambda item: -item[1])
+
+
+def jieba_boundaries(segmenter: WordSegmenter, text: str) -> frozenset[int]:
+    """The word boundaries jieba's own cut gives: the reference for the fused segmenter."""
+    cuts = {0}
+    position = 0
+    for word in segmenter._tokenizer.cut(text, HMM=False):
+        position += len(word)
+        cuts.add(position)
+    return frozenset(cuts)

@@ -7,15 +7,7 @@ from __future__ import annotations
 import pytest
 
 from services.core.semantic.segment import WordSegmenter
-
-
-def _jieba_cuts(segmenter: WordSegmenter, text: str) -> frozenset[int]:
-    cuts = {0}
-    position = 0
-    for word in segmenter._tokenizer.cut(text, HMM=False):
-        position += len(word)
-        cuts.add(position)
-    return frozenset(cuts)
+from tests.unit.semantic.references import jieba_boundaries
 
 
 @pytest.mark.parametrize(
@@ -33,7 +25,7 @@ def _jieba_cuts(segmenter: WordSegmenter, text: str) -> frozenset[int]:
 def test_boundaries_are_jiebas_between_runs_and_in_latin_runs(text: str) -> None:
     # Latin user words: a run of letters and digits holding one is not one word.
     segmenter = WordSegmenter(["星河飞鸟", "zq9", "qv"])
-    assert segmenter.boundaries(text) == _jieba_cuts(segmenter, text)
+    assert segmenter.boundaries(text) == jieba_boundaries(segmenter, text)
 
 
 def test_latin_words_added_later_are_searched_too() -> None:
@@ -41,7 +33,7 @@ def test_latin_words_added_later_are_searched_too() -> None:
     text = "azq9b qvx"
     assert segmenter.boundaries(text) == frozenset({0, 5, 6, 9})
     segmenter.add_words(["zq9", "qv"])
-    assert segmenter.boundaries(text) == _jieba_cuts(segmenter, text)
+    assert segmenter.boundaries(text) == jieba_boundaries(segmenter, text)
     assert segmenter.boundaries(text) != frozenset({0, 5, 6, 9})
 
 
@@ -57,4 +49,4 @@ def test_latin_words_added_later_are_searched_too() -> None:
 def test_runs_keep_jiebas_route_and_its_ties(text: str) -> None:
     # Equal frequencies make 鼋鼍|鼗 and 鼋|鼍鼗 sum to the same float.
     segmenter = WordSegmenter(["鼋", "鼍", "鼗", "鼋鼍", "鼍鼗", "星河飞鸟"])
-    assert segmenter.boundaries(text) == _jieba_cuts(segmenter, text)
+    assert segmenter.boundaries(text) == jieba_boundaries(segmenter, text)

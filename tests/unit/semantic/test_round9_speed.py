@@ -22,7 +22,7 @@ from services.core.semantic.phrases import (
 )
 from services.core.semantic.reader import _NaiveBayes, _NameContainment
 from services.core.semantic.segment import WordSegmenter
-from tests.unit.semantic.references import plain_ranking
+from tests.unit.semantic.references import jieba_boundaries, plain_ranking
 
 
 def _regex_find(
@@ -236,15 +236,6 @@ def test_name_containment_finds_every_occurrence_in_one_pass() -> None:
     assert names._verbatim("iphone") == frozenset()
 
 
-def _jieba_boundaries(segmenter: WordSegmenter, text: str) -> frozenset[int]:
-    cuts = {0}
-    position = 0
-    for word in segmenter._tokenizer.cut(text, HMM=False):
-        position += len(word)
-        cuts.add(position)
-    return frozenset(cuts)
-
-
 @pytest.mark.parametrize(
     "text",
     [
@@ -261,7 +252,7 @@ def _jieba_boundaries(segmenter: WordSegmenter, text: str) -> frozenset[int]:
 def test_word_boundaries_are_jiebas(extractor: SemanticExtractor, text: str) -> None:
     # A run of ASCII letters and digits is one word unless a dictionary word starts in it.
     segmenter = extractor._segmenter
-    assert segmenter.boundaries(text) == _jieba_boundaries(segmenter, text)
+    assert segmenter.boundaries(text) == jieba_boundaries(segmenter, text)
 
 
 def test_a_dictionary_word_inside_a_latin_run_still_cuts_it() -> None:
@@ -269,5 +260,5 @@ def test_a_dictionary_word_inside_a_latin_run_still_cuts_it() -> None:
     # runs without any (the usual case) must not hide those cuts.
     segmenter = WordSegmenter(["pad", "zeta"])
     for text in ("thinkpad pro", "ipadzeta2", "zetaphone", "plain words"):
-        assert segmenter.boundaries(text) == _jieba_boundaries(segmenter, text), text
+        assert segmenter.boundaries(text) == jieba_boundaries(segmenter, text), text
     assert segmenter.boundaries("ipadzeta2") == frozenset({0, 1, 4, 8, 9})
