@@ -20,3 +20,9 @@ def decided_bypass(extractor: SemanticExtractor, question: str) -> str | None:
     """The bypass intent the extractor gives ``question``, or None."""
     decision = extractor.decide(question)
     return decision.intent if isinstance(decision, Bypass) else None
+
+
+def rules_cid(extractor: SemanticExtractor, question: str) -> str | None:
+    """The cid the rules alone (no second reader) give ``question``, or None."""
+    decision = extractor.decide(question, second_reader=False)
+    return decision.cid if isinstance(decision, Fingerprint) else None

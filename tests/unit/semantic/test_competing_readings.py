@@ -1,6 +1,6 @@
-"""Round 10 (issue 15), precision: one number and unit that two attributes' values read
-(an hour is a delivery time and a battery life) is two readings, not a store policy's
-value that outranks the spec. Questions written for these tests."""
+"""One number and unit that two attributes' values read (an hour is a delivery time and a
+battery life) is two readings, not a store policy's value that outranks the spec.
+Questions written for these tests, not taken from any labelled set."""
 
 from __future__ import annotations
 

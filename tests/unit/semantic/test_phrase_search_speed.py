@@ -1,8 +1,6 @@
-"""Round 9 (issue 15), speed: the phrase search is one Aho-Corasick automaton, and a
-pattern runs only when the text holds a string every match of it needs. Both must find
-exactly what the plain regex search found before: the longest phrase at each position,
-the edge checks, the word boundaries of short Chinese phrases, every pattern hit. Texts
-and phrases written for these tests, not taken from any labelled set."""
+"""The phrase search as one Aho-Corasick automaton, patterns that run only when the text
+holds a string every match needs, patterns led by known first characters, and name
+containment in one pass: each finds exactly what the plain regex search finds."""
 
 from __future__ import annotations
 
@@ -11,18 +9,43 @@ from collections.abc import Iterable
 
 import pytest
 
-from services.core.semantic.extractor import SemanticExtractor
 from services.core.semantic.phrases import (
     Hit,
     PhraseSet,
     Requirement,
     _clear_edges,
     _on_word,
+    first_characters,
     requirements,
 )
-from services.core.semantic.reader import _NaiveBayes, _NameContainment
-from services.core.semantic.segment import WordSegmenter
-from tests.unit.semantic.references import jieba_boundaries, plain_ranking
+from services.core.semantic.reader import _NameContainment
+
+
+@pytest.mark.parametrize(
+    ("pattern", "first"),
+    [
+        ("abc", "a"),
+        ("(?<![a-z])now", "n"),
+        ("[§¤]\\s+x", "§¤"),
+        ("(?:foo|bar)", "bf"),
+        ("(a|bc)+d", "ab"),
+    ],
+)
+def test_first_characters_of_led_patterns(pattern: str, first: str) -> None:
+    assert first_characters(pattern) == frozenset(first)
+
+
+@pytest.mark.parametrize("pattern", ["(^|x)y", "x?y", "\\d{8,}", ".foo", "(?i)abc", "a*b"])
+def test_first_characters_unknown(pattern: str) -> None:
+    assert first_characters(pattern) is None
+
+
+def test_led_patterns_find_what_the_alternation_finds() -> None:
+    patterns = [("(?<![a-z])now", "x"), ("(^|, )then", "x"), ("[§¤] i got", "x")]
+    split = PhraseSet((), patterns, scan_led_patterns_alone=True)
+    joined = PhraseSet((), patterns)
+    for text in ("buy it now", "then what", "the § i got", "nothing here", "ok, then"):
+        assert bool(split.find(text, frozenset())) == bool(joined.find(text, frozenset()))
 
 
 def _regex_find(
@@ -86,6 +109,7 @@ PHRASES = [
     ("电池容量", "capacity"),
     ("池容", "nonsense"),  # overlaps 电池容量 from inside
 ]
+
 
 PATTERNS = [
     (r"(电池|电量).{0,4}(多久|几天)", "battery"),
@@ -199,31 +223,6 @@ def test_a_pattern_runs_alone_or_not_at_all_when_its_requirement_is_missing() ->
         assert _as_tuples(found) == _regex_find((), patterns, text, frozenset()), text
 
 
-def test_reader_ranking_is_the_plain_gram_by_gram_sum() -> None:
-    # Grams most classes share (dense rows) and grams of one class (sparse), grams seen
-    # twice in a question (a count above one), and ignored grams.
-    examples = [
-        ("how long does the battery last", "battery"),
-        ("battery life on a full charge", "battery"),
-        ("how much does it cost", "price"),
-        ("what is the price of it", "price"),
-        ("how big is the screen", "screen"),
-        ("screen size in inches", "screen"),
-        ("电池能用多久", "battery"),
-        ("多少钱", "price"),
-    ]
-    ignored = frozenset({"zeta", "zet", "eta"})
-    reader = _NaiveBayes(examples, ignored)
-    for text in (
-        "how long is the zeta battery life",
-        "price price price of the screen",
-        "屏幕多大 电池多久",
-        "nothing it has seen",
-        "",
-    ):
-        assert reader.ranking(text) == plain_ranking(examples, ignored, text), text
-
-
 def test_name_containment_finds_every_occurrence_in_one_pass() -> None:
     names = _NameContainment(
         [("p15", ["iPhone 15"]), ("p15pro", ["iPhone 15 Pro"]), ("twin", ["iPhone 15"])]
@@ -234,31 +233,3 @@ def test_name_containment_finds_every_occurrence_in_one_pass() -> None:
     assert names._verbatim("iphone15") == frozenset({"p15", "twin"})
     assert names._verbatim("iphone15proiphone15") == frozenset({"p15pro", "p15", "twin"})
     assert names._verbatim("iphone") == frozenset()
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "does the zeta phone take a cheap charger",  # English words, one word each
-        "iphone15pro max",  # name words jieba's dictionary holds: cut inside the run
-        "thinkpadx1 carbon",
-        "v2.0 a+b c#d 100% x_y re-sell",  # jieba's other word characters
-        "比亚迪汉的续航多少公里",
-        "华为mate60pro有线充电",
-        "ok\r\nthen 长续航版",
-        "",
-    ],
-)
-def test_word_boundaries_are_jiebas(extractor: SemanticExtractor, text: str) -> None:
-    # A run of ASCII letters and digits is one word unless a dictionary word starts in it.
-    segmenter = extractor._segmenter
-    assert segmenter.boundaries(text) == jieba_boundaries(segmenter, text)
-
-
-def test_a_dictionary_word_inside_a_latin_run_still_cuts_it() -> None:
-    # With Latin words in its dictionary, jieba cuts inside a run: the shortcut for
-    # runs without any (the usual case) must not hide those cuts.
-    segmenter = WordSegmenter(["pad", "zeta"])
-    for text in ("thinkpad pro", "ipadzeta2", "zetaphone", "plain words"):
-        assert segmenter.boundaries(text) == jieba_boundaries(segmenter, text), text
-    assert segmenter.boundaries("ipadzeta2") == frozenset({0, 1, 4, 8, 9})

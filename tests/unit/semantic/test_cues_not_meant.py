@@ -1,16 +1,15 @@
-"""Round 10 cues (issue 15): bypass cues that, in their sentence, do not carry the intent.
-比较 before a verb of feeling is "fairly" (我比较在乎手感); an A-not-A 要 whose object is
-a fee asks whether there is a charge (要不要邮费); the modal 会 before the existential 有
-and a question word asks what there is (盒子里会有哪些配件); a generation word a copula
-says the product's attribute is describes it (是不是新一代的骁龙芯片); a first-person
-statement of what the asker found (我看网上说法不一样) is their situation. Near cases
-stay bypassed. Questions written for these tests, not taken from any labelled set."""
+"""Bypass cues that, in their sentence, do not carry the intent: 比较 as a degree adverb
+(我比较在乎手感, 比较多), an A-not-A 要 whose object is a fee, the modal 会 before the existential
+有, and a set-aside cue that needs the negation right before it. Questions written for
+these tests, not taken from any labelled set."""
 
 from __future__ import annotations
 
 import pytest
 
+from services.core.semantic.admission import only_set_aside
 from services.core.semantic.extractor import SemanticExtractor
+from services.core.semantic.phrases import Hit
 from tests.unit.semantic.decisions import decided_bypass, decided_cid
 
 
@@ -73,3 +72,19 @@ def test_degree_adverb_before_a_verb_of_feeling(extractor: SemanticExtractor) ->
     assert segmenter.degree_adverbs("比较看看") == []
     assert segmenter.degree_adverbs("比较完了") == []
     assert segmenter.degree_adverbs("比较是否值得") == []
+
+
+def test_degree_adverb_before_quantity(extractor: SemanticExtractor) -> None:
+    segmenter = extractor._segmenter
+    assert segmenter.degree_adverbs("我拍照比较少") == [(3, 5)]
+    assert segmenter.degree_adverbs("比较一下价格") == []
+
+
+def test_only_set_aside_needs_the_negation_right_before() -> None:
+    text = "the list price, not a deal"
+    cue = Hit("realtime", text.index("deal"), len(text), "deal")
+    assert only_set_aside([cue], text)
+    text = "is there no deal"
+    cue = Hit("realtime", text.index("deal"), len(text), "deal")
+    assert not only_set_aside([cue], text)
+    assert not only_set_aside([], text)

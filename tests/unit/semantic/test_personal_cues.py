@@ -1,0 +1,123 @@
+"""The asker's own device, order, purchase or document (possession, first-person past
+wording, a relative's device, a relative clause naming the asker's unit) is personal,
+while possession words alone beside a plain spec question are not. Questions written for
+these tests, not taken from any labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from services.core.semantic.fingerprint import Bypass
+from tests.unit.semantic.decisions import decided_bypass as _intent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我这台iPhone 15的电池容量",
+        "我家小米14的续航",
+        "俺的华为Mate 60多重",
+        "my new MacBook Air M3 warranty",
+        "what is the battery life of our old AirPods Pro 2",
+    ],
+)
+def test_possession_without_history_is_personal(extractor: SemanticExtractor, text: str) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "personal"
+
+
+def test_possession_words_alone_do_not_bypass_a_plain_spec_question(
+    extractor: SemanticExtractor,
+) -> None:
+    decision = extractor.decide("iPhone 15 new model weight")
+    assert not (isinstance(decision, Bypass) and decision.intent == "personal")
+
+
+@pytest.mark.parametrize("text", ["我前天下的订单什么时候发货", "我上周下的单能退吗"])
+def test_an_order_placed_at_a_past_time_is_personal(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass) and decision.intent == "personal", decision
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["上次开的发票能重开吗", "前几天申请的换货怎么样了", "我上个月办的以旧换新到哪一步了"],
+)
+def test_something_issued_for_the_asker_at_a_past_time_is_personal(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass) and decision.intent == "personal", decision
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # The product named by a relative clause of what the asker did with it.
+        "can i get a refund on the airpods pro 2 i unboxed this morning",
+        "the galaxy s24 we activated last week, is it still covered",
+        "the earbuds i wore twice, can you take them back",
+        "the one we received, can it be exchanged",
+        # What the asker did with it, and when.
+        "i tried the apple watch series 9 a few days ago, can i return it",
+        "我前天拆封的华为耳机能退吗",
+        # The asker's order named by its measure word.
+        "我这单苹果16的发票开了没",
+    ],
+)
+def test_the_askers_own_unit_is_personal(extractor: SemanticExtractor, question: str) -> None:
+    assert _intent(extractor, question) == "personal", extractor.decide(question)
+
+
+def test_a_question_about_what_the_asker_asked_is_no_ownership(
+    extractor: SemanticExtractor,
+) -> None:
+    # "the one I asked about" is no acquiring or using verb.
+    assert _intent(extractor, "the phone i asked about, what colours does it come in") != "personal"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "我之前的订单开错发票了怎么办",
+        "我昨天的快递能改时间吗",
+        "we paid a deposit on a tesla model 3, can we change the wheels",
+        "i placed an order for the xiaomi 14, can i add a case",
+    ],
+)
+def test_first_person_past_wording_is_personal(extractor: SemanticExtractor, question: str) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "personal"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["my wife's xiaomi 14 screen cracked", "is my husband's galaxy s24 still under warranty"],
+)
+def test_a_relative_s_device_stays_personal(extractor: SemanticExtractor, question: str) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "personal"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # Whose it is stays personal.
+        "my sister's xiaomi 14 screen cracked",
+        "can i get my old xiaomi 14 repaired here, how much",
+        # A purchase clause beside a policy question: the policy is the asker's.
+        "我买了个手机壳 小米14能退吗",
+        # A personal clause with a number (an order) stays personal.
+        "我的订单12345 小米14多重",
+    ],
+)
+def test_still_personal(extractor: SemanticExtractor, question: str) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "personal"
