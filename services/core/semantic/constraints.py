@@ -179,6 +179,9 @@ class ConstraintResolver:
         varying = self.varying(attribute, product_specs)
         chosen: list[tuple[str, str]] = []
         open_keys: list[str] = []
+        # "各版本价格", "all storage options": every variant is asked, so the variant word
+        # the quantifier governs hints at none; hints elsewhere still count.
+        hint_text = _ALL_VARIANTS.sub(lambda m: " " * len(m.group()), text)
         for key, offered in sorted(varying.items()):
             stated = reading.values.get(key)
             if stated:
@@ -194,7 +197,7 @@ class ConstraintResolver:
                 if value not in offered:
                     return ConstraintChoice((), f"{key}={value} is not offered for this product")
                 chosen.append((key, value))
-            elif self._hinted(key, text, boundaries, category):
+            elif self._hinted(key, hint_text, boundaries, category):
                 return ConstraintChoice((), f"hints at a {key} we cannot read")
             else:
                 open_keys.append(key)
@@ -203,7 +206,7 @@ class ConstraintResolver:
             # listed, but a variant word of this product we cannot read names an edition
             # the catalog does not describe, whose figure may differ.
             if not reading.values.get(key) and self._unread_value_word(
-                key, text, boundaries, only_heads=_EDITION_HEADS
+                key, hint_text, boundaries, only_heads=_EDITION_HEADS
             ):
                 return ConstraintChoice((), f"names a {key} the catalog does not list")
         return ConstraintChoice(tuple(chosen), open_keys=tuple(open_keys))
@@ -329,6 +332,15 @@ class ConstraintResolver:
 
 
 _MAX_WORD = 6
+#: A quantifier over a product's variants ("各版本", "不同配置", "每个容量", "all the trims",
+#: "every storage option"): the question asks each of them, i.e. the unconstrained class.
+_ALL_VARIANTS = re.compile(
+    r"(?:各|每|所有|全部|不同|各个|每个|每一|每种|每款|各种|各款)(?:个|种|款|档)?(?:的)?"
+    r"(?:版本|版|配置|型号|款式|款|容量|存储|内存|规格|车型|尺寸|档)"
+    r"|\b(?:all|every|each|different|various)(?: of)?(?: the)?(?: (?:storage|memory|capacity|trim|"
+    r"battery|size|range))? (?:versions?|variants?|options?|configs?|configurations?|trims?|"
+    r"models?|editions?|sizes?|capacities|tiers?)\b"
+)
 #: Heads that make a word the name of an edition (焕新版, 新款, "refresh edition").
 _EDITION_HEADS = frozenset(("版", "款", "edition", "version"))
 #: Interrogatives, demonstratives and numerals: with a head they ask or point, not name.

@@ -175,6 +175,12 @@ class SemanticExtractor:
         )
         self._product_keys = _product_varying_keys(specs)
         self._volatile = volatile_attributes(attributes)
+        # Specs among them (a price), as opposed to store rules.
+        self._changing_specs = frozenset(
+            a
+            for a in self._volatile
+            if attributes.get("attributes", {}).get(a, {}).get("kind") == "spec"
+        )
         # The words of each attribute's multi-word phrases: a compare cue among them
         # ("difference") belongs to that attribute when the question asks it otherwise.
         self._phrase_words = MappingProxyType(
@@ -538,6 +544,8 @@ class SemanticExtractor:
             lambda: frozenset(self._segmenter.degree_adverbs(gate_text)),
             self._phrase_words,
             worded,
+            boundaries,
+            self._changing_specs,
         )
         skip: set[str] = set()
         while True:
