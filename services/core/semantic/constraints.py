@@ -59,6 +59,20 @@ _FOCUS_BEFORE = re.compile(
     r"(?:\b(?:even|yet|ever|really|actually|fully|completely|properly|once)\s+)+$"
 )
 _CLAUSE_MARKS = (",", "，", ".", "。", "?", "？", "!", "！", ";", "；")
+#: A self-correction standing on its own ("128g 不对 256g", "512gb, i mean 256gb"): the
+#: values before it are taken back, the one after it is meant.
+_CORRECTION = re.compile(
+    r"(?:^|(?<=[\s,，.。…!！;；、]))(?:不对不对|不对|说错了|打错了|写错了|口误)(?=$|[\s,，.。…!！;；、]|是)"
+    r"|\b(?:i mean|i meant|no wait|scratch that|correction)\b"
+)
+
+
+def _before_last_correction(hits: Sequence[Hit], text: str) -> list[Hit]:
+    """The values before the last self-correction of ``text``."""
+    corrections = list(_CORRECTION.finditer(text))
+    if not corrections:
+        return []
+    return [h for h in hits if h.end <= corrections[-1].start()]
 
 
 class ConstraintResolver:
@@ -117,12 +131,16 @@ class ConstraintResolver:
         ]
         # The longest reading wins: "长续航全驱版" over the "长续航" inside it.
         hits = outermost(hits)
+        # "128g 不对 256g": the asker corrects themself; what came before is taken back.
+        retracted = _before_last_correction(hits, text)
+        if retracted:
+            hits = [h for h in hits if h not in retracted]
         kept = self._without_negated_rivals(hits, text, boundaries)
         values: dict[str, set[str]] = {}
         for hit in kept:
             label = parse_label(hit.label)
             values.setdefault(label.name, set()).add(label.value)
-        negated = tuple(h for h in hits if h not in kept)
+        negated = (*retracted, *(h for h in hits if h not in kept))
         return ConstraintReading(tuple(kept), {k: frozenset(v) for k, v in values.items()}, negated)
 
     def _without_negated_rivals(
@@ -155,6 +173,9 @@ class ConstraintResolver:
         # its scope, so the window is measured from before them.
         focus = _FOCUS_BEFORE.search(text, max(0, hit.start - 40), hit.start)
         window_start = max(0, (focus.start() if focus else hit.start) - _NEGATION_WINDOW)
+        for correction in _CORRECTION.finditer(text, max(0, window_start - 8), hit.start):
+            # 不对 of "不对 256g" takes back what came before, it does not negate the value.
+            window_start = max(window_start, correction.end())
         for other in others:
             if other is not hit and window_start < other.end <= hit.start:
                 window_start = other.end
