@@ -202,7 +202,11 @@ class ConstraintResolver:
         open_keys: list[str] = []
         # "各版本价格", "all storage options": every variant is asked, so the variant word
         # the quantifier governs hints at none; hints elsewhere still count.
-        hint_text = _ALL_VARIANTS.sub(lambda m: " " * len(m.group()), text)
+        hint_text = (
+            text
+            if _SAMENESS.search(text)  # 不同版本价格一样吗: the variants are compared
+            else _ALL_VARIANTS.sub(lambda m: " " * len(m.group()), text)
+        )
         for key, offered in sorted(varying.items()):
             stated = reading.values.get(key)
             if stated:
@@ -353,6 +357,8 @@ class ConstraintResolver:
 
 
 _MAX_WORD = 6
+#: Words asking whether variants are alike: they compare the variants a quantifier names.
+_SAMENESS = re.compile(r"一样|相同|同价|差别|区别|差异|差多少|\bsame\b|\bdiffer")
 #: A quantifier over a product's variants ("各版本", "不同配置", "每个容量", "all the trims",
 #: "every storage option"): the question asks each of them, i.e. the unconstrained class.
 _ALL_VARIANTS = re.compile(

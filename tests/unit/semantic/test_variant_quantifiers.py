@@ -34,3 +34,9 @@ def test_a_variant_hint_outside_the_quantifier_still_counts(
     extractor: SemanticExtractor, question: str
 ) -> None:
     assert decided_cid(extractor, question) is None
+
+
+def test_variants_asked_to_be_alike_are_compared_not_listed(
+    extractor: SemanticExtractor,
+) -> None:
+    assert decided_cid(extractor, "三星S24 Ultra各版本的价格都一样吗") is None
