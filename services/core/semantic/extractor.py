@@ -837,6 +837,8 @@ class SemanticExtractor:
             return None
         cues = self._gate.hits(intent, gate_text, boundaries)
         worded = attribute_words()
+        # 先不管这个: the asker puts what came before aside, attribute words and all.
+        dismissed_until = max((s for s, e in clauses if _dismisses(gate_text, s, e)), default=0)
         blanked: list[tuple[int, int]] = []
         for start, end in clauses:
             clause = gate_text[start:end]
@@ -844,12 +846,16 @@ class SemanticExtractor:
             if not inside or PRODUCT_MASK in clause or UNKNOWN_MASK in clause:
                 continue
             own_words = [h for h in worded if start < h.end and h.start < end]
-            if own_words and not (
-                # 我在几个平台看到的价格都不一样，…官网定价是多少: the clause's attribute
-                # is the one the question asks elsewhere; it only says what was seen.
-                intent == "compare"
-                and _named_elsewhere(own_words, worded, start, end)
-                and self._reports_difference(gate_text, start, end, inside)
+            if (
+                own_words
+                and end > dismissed_until
+                and not (
+                    # 我在几个平台看到的价格都不一样，…官网定价是多少: the clause's attribute
+                    # is the one the question asks elsewhere; it only says what was seen.
+                    intent == "compare"
+                    and _named_elsewhere(own_words, worded, start, end)
+                    and self._reports_difference(gate_text, start, end, inside)
+                )
             ):
                 continue
             local = frozenset(b - start for b in boundaries if start <= b <= end) | {0, len(clause)}
@@ -1173,6 +1179,21 @@ _SITUATION_INTENTS = frozenset(("realtime", "predict", "compare", "personal"))
 #: A question is a few clauses; past this many, none is read as a situation (each clause
 #: is checked against every cue, which must stay linear in the question's length).
 _MAX_SITUATION_CLAUSES = 6
+#: A clause that puts what was said before aside ("先不管这个", "这个先不说", "anyway").
+_DISMISSAL = re.compile(
+    r"\s*(?:(?:那|但|不过)?(?:这个|那个|这些)?(?:先|暂且|暂时)?(?:不管|不说|不提|放一边|放一放)"
+    r"(?:了)?(?:这个|那个|这些)?(?:了|吧|哈)?|anyway|anyways|never mind that|that aside|"
+    r"leaving that aside|but anyway)\s*"
+)
+
+
+def _dismisses(text: str, start: int, end: int) -> bool:
+    """Whether the clause ``text[start:end]`` opens with a dismissal standing on its own
+    (a space after it, or the clause's end: "这个先不说了 iphone 16…")."""
+    found = _DISMISSAL.match(text, start, end)
+    return found is not None and (found.end() == end or text[found.end() - 1].isspace())
+
+
 _FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z])")
 #: What makes a clause a question: a question word or particle (几, but not 好几 or 十几:
 #: "several").
