@@ -220,7 +220,7 @@ _NOT_ASKED = re.compile(
     r"|(?:不用|不要|不需要|不必|无需|别)(?:再)?(?:跟我|和我|给我|帮我|同我|跟我们)?"
     r"(?:说|讲|介绍|提|问|推荐|考虑)(?:什么|啥|那些|这些)?(?:的)?"
     r"|不(?:考虑|算|管|看|含|包括|包含))\s*$"
-    r"|\b(?:not|n't|never)\s+(?:asking|interested in|looking for|counting|including|"
+    r"|(?:\bnot|n't|\bnever)\s+(?:asking|interested in|looking for|counting|including|"
     r"talking about|asking for|after)(?: about)?(?: (?:a|an|the|any))?\s+$"
     r"|\b(?:don'?t|do not|dont|no need to|needn'?t)\s+(?:need|want|care about|tell me about|"
     r"mention|bother with|ask about|talk about|worry about)(?: about)?(?: (?:a|an|the|any))?\s+$"

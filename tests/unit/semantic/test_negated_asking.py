@@ -19,6 +19,7 @@ from tests.unit.semantic.decisions import decided_bypass, decided_cid
         ("华为mate60 pro官网价多少钱，不要跟我讲什么促销", "huawei_mate_60_pro|price|"),
         ("xiaomi 14 list price please, not asking about deals", "xiaomi_14|price|"),
         ("iphone 15 list price, i don't need any coupon", "iphone_15|price|"),
+        ("i wasn't asking about discounts, what's the xiaomi 14 list price", "xiaomi_14|price|"),
     ],
 )
 def test_a_cue_after_a_negated_verb_of_asking_is_set_aside(
