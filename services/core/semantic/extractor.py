@@ -892,6 +892,40 @@ class SemanticExtractor:
             return None
         return _blank_spans(gate_text, blanked)
 
+    def _past_blanked(
+        self, gate_text: str, boundaries: frozenset[int], attribute_words: Callable[[], list[Hit]]
+    ) -> str | None:
+        """``gate_text`` with the clauses blanked that tell what the asker did before
+        (上次去试驾没太注意: a past time opens the clause, which asks nothing and names no
+        product or attribute), when another clause names the product: their real-time
+        cues are history, not the moment asked about."""
+        clauses = _clauses(gate_text)
+        if not 2 <= len(clauses) <= _MAX_SITUATION_CLAUSES or not any(
+            PRODUCT_MASK in gate_text[s:e] or UNKNOWN_MASK in gate_text[s:e] for s, e in clauses
+        ):
+            return None
+        cues = self._gate.hits("realtime", gate_text, boundaries)
+        worded = attribute_words()
+        blanked: list[tuple[int, int]] = []
+        for start, end in clauses:
+            clause = gate_text[start:end]
+            inside = [h for h in cues if start <= h.start and h.end <= end]
+            if (
+                not inside
+                or PRODUCT_MASK in clause
+                or UNKNOWN_MASK in clause
+                or _PAST_TIME.match(clause) is None
+                or _QUESTION_WORD.search(clause)
+                or any(start < h.end and h.start < end for h in worded)
+            ):
+                continue
+            local = frozenset(b - start for b in boundaries if start <= b <= end) | {0, len(clause)}
+            rest = _blank_spans(clause, [(h.start - start, h.end - start) for h in inside])
+            if self._gate.first_bypass(rest, local, {}) is not None:
+                continue  # another cue of the clause still counts
+            blanked.append((start, end))
+        return _blank_spans(gate_text, blanked) if blanked else None
+
     def _reports_difference(
         self, gate_text: str, start: int, end: int, cues: Sequence[Hit]
     ) -> bool:
@@ -1014,15 +1048,21 @@ class SemanticExtractor:
                 # Another intent applies too: the policy's precedence decides, as before.
                 bypass, present = present, None
         spec_only = False
+        situation_intent = "personal"
         if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
             # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
             # (no product, no attribute word) carries no bypass of the question asked.
             situation = self._situation_blanked(gate_text, boundaries, bypass[0], attribute_words)
+            past = False
+            if situation is None and bypass[0] == "realtime":
+                situation = self._past_blanked(gate_text, boundaries, attribute_words)
+                past = situation is not None
             if situation is not None:
                 # "我买了个磁吸底座，苹果16无线充几瓦": what the asker did is theirs, but
                 # a catalog product's spec is everyone's answer; a policy or a price
-                # (what they paid) stays theirs.
-                spec_only = bypass[0] == "personal"
+                # (what they paid, what a past deal was) stays theirs.
+                spec_only = bypass[0] == "personal" or past
+                situation_intent = bypass[0]
                 bypass = self._gate.first_bypass(situation, boundaries, structural)
         if bypass is not None:
             return Bypass(*bypass), False, ()
@@ -1073,7 +1113,11 @@ class SemanticExtractor:
         if spec_only and (
             product is None or spec.kind == "policy" or attribute in self._money_attributes
         ):
-            return Bypass("personal", "the asker's own situation, and no product spec"), False, ()
+            return (
+                Bypass(situation_intent, "the asker's own situation, and no product spec"),
+                False,
+                (),
+            )
         if product is None:
             if spec.kind != "policy":
                 return NoFingerprint("spec question without a catalog product"), False, ()
@@ -1184,6 +1228,13 @@ _DISMISSAL = re.compile(
     r"\s*(?:(?:那|但|不过)?(?:这个|那个|这些)?(?:先|暂且|暂时)?(?:不管|不说|不提|放一边|放一放)"
     r"(?:了)?(?:这个|那个|这些)?(?:了|吧|哈)?|anyway|anyways|never mind that|that aside|"
     r"leaving that aside|but anyway)\s*"
+)
+
+
+#: A past time opening a clause: what follows is something the asker did before.
+_PAST_TIME = re.compile(
+    r"\s*(?:上次|上回|那次|那天|之前|以前|前几天|前阵子|去年|上个月|上周|上礼拜"
+    r"|last time|the other day|last (?:week|month|year))"
 )
 
 
