@@ -212,12 +212,33 @@ def _a_present(hit: Hit, text: str) -> bool:
     )
 
 
-def only_set_aside(hits: Sequence[Hit], text: str) -> bool:
-    """Whether every cue in ``hits`` is set aside: by a negation right before it, or as
-    the gift the asker gives someone (a purpose, not a promotion)."""
-    return bool(hits) and all(
-        _SET_ASIDE.search(text, max(0, h.start - 16), h.start) or _a_present(h, text) for h in hits
+#: A negated verb of asking, telling or needing right before a cue ("不是问优惠", "不用跟我
+#: 说活动", "not asking about deals", "don't tell me about promotions"): the asker rules the
+#: topic out. 不是说… ("wasn't it said …") asserts the cue, so only 问 follows 不是.
+_NOT_ASKED = re.compile(
+    r"(?:(?:并不是|不是|不)问(?:的)?(?:是)?(?:关于)?"
+    r"|(?:不用|不要|不需要|不必|无需|别)(?:再)?(?:跟我|和我|给我|帮我|同我|跟我们)?"
+    r"(?:说|讲|介绍|提|问|推荐|考虑)(?:什么|啥|那些|这些)?(?:的)?"
+    r"|不(?:考虑|算|管|看|含|包括|包含))\s*$"
+    r"|(?:\bnot|n't|\bnever)\s+(?:asking|interested in|looking for|counting|including|"
+    r"talking about|asking for|after)(?: about)?(?: (?:a|an|the|any))?\s+$"
+    r"|\b(?:don'?t|do not|dont|no need to|needn'?t)\s+(?:need|want|care about|tell me about|"
+    r"mention|bother with|ask about|talk about|worry about)(?: about)?(?: (?:a|an|the|any))?\s+$"
+)
+
+
+def _not_asked(hit: Hit, text: str) -> bool:
+    return bool(
+        _SET_ASIDE.search(text, max(0, hit.start - 16), hit.start)
+        or _NOT_ASKED.search(text, max(0, hit.start - 40), hit.start)
     )
+
+
+def only_set_aside(hits: Sequence[Hit], text: str) -> bool:
+    """Whether every cue in ``hits`` is set aside: by a negation right before it (or a
+    negated verb of asking or telling), or as the gift the asker gives someone (a
+    purpose, not a promotion)."""
+    return bool(hits) and all(_not_asked(h, text) or _a_present(h, text) for h in hits)
 
 
 #: English adjective endings: an attribute phrase ending in one names a property
@@ -252,6 +273,11 @@ class CueContext:
     phrase_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
     #: Every attribute word of the question, strong or weak (电池包质保).
     attribute_hits: Sequence[Hit] = ()
+    #: Word boundaries of ``text``.
+    boundaries: frozenset[int] = frozenset()
+    #: Specs whose answer changes with the moment (a price): a hypothetical or planned
+    #: time may change it, so a time word is never read past for them.
+    changing_attributes: frozenset[str] = frozenset()
 
 
 def _word_of_asked_attribute(hit: Hit, context: CueContext) -> bool:
@@ -370,11 +396,94 @@ def _purchase_planned(hit: Hit, context: CueContext) -> bool:
     return False
 
 
+#: A time adverbial among the predict cues (下周, 明年, 到时候, "in a year", "next month"):
+#: it says when, not that something will happen.
+_TIME_ADVERBIAL = re.compile(
+    r"(?:下|明|后|过(?:一|两|几)?)(?:个)?(?:周|星期|礼拜|月|年|季度|阵子|段时间)|下半年|年底"
+    r"|将来|未来|到时候|到时|那时候?|以后"
+    r"|next (?:week|month|quarter|year|season|spring|summer|autumn|fall|winter)"
+    r"|in (?:a|one|two|three|a few|few|several|some|\d+) (?:weeks?|months?|years?)"
+    r"|later this year|someday|eventually"
+)
+#: Words that open a conditional clause (万一坏了, 如果下周…, "what if it breaks").
+_CONDITIONAL = re.compile(r"万一|如果|要是|假如|假设|假使|倘若|若是|\bif\b|\bin case\b|\bsuppose\b")
+#: Words that point back to a time stated before (到时候: "at that time").
+_ANAPHORIC_TIME = re.compile(r"到时候|到时|那时候?|到那时")
+#: Words that open a clause about the asker: a reason (因为下周要出差) or the asker as its
+#: subject (我下周要出差, "we're away next week").
+_ASKER_CLAUSE = re.compile(
+    r"\s*(?:因为|由于|\b(?:because|since|cause|cuz)\b|我|咱|\b(?:i|i'?m|we|we'?re)\b)"
+)
+#: What ends a clause: punctuation, or a space between Chinese words (chat writes clauses
+#: apart by spaces).
+_CLAUSE_END = re.compile(r"[.,;:?!，。；：？！]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+#: A question word or particle: the clause asks something itself.
+_ASKS = re.compile(r"[吗么呢?？]|什么|多少|几|哪|怎么|会不会|\b(?:will|what|how|when|which)\b")
+#: A modal or auxiliary that opens an English main clause after "if …" ("if i buy it, will
+#: it …"): the conditional clause ends before it.
+_MAIN_CLAUSE = re.compile(r"\b(?:will|would|can|could|does|do|is|are|should|what|how)\b")
+
+
+def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The clause around ``text[start:end]``."""
+    begin = 0
+    for found in _CLAUSE_END.finditer(text, 0, start):
+        begin = found.end()
+    after = _CLAUSE_END.search(text, end)
+    return begin, after.start() if after is not None else len(text)
+
+
+def _straddles_word(hit: Hit, boundaries: frozenset[int]) -> bool:
+    """A two-character cue made of a word and the first character of the next (要|出差):
+    it reads across a word, so it is not the cue (要出新款 keeps 要|出|新款)."""
+    return (
+        len(hit.text) == 2
+        and hit.start + 1 in boundaries
+        and hit.end not in boundaries
+        and bool(boundaries)
+    )
+
+
+def _hypothetical_or_planned(hit: Hit, context: CueContext) -> bool:
+    """A time adverbial that belongs to the asker's hypothesis or plan, not to the thing
+    asked: inside a conditional clause ("what if it breaks in a year", 如果下个月坏了),
+    pointing back to one (万一坏了…到时候找谁), or in a clause giving the asker's reason
+    that asks nothing (因为下周要出差). Only for a question that asks an attribute that
+    does not change with the moment: "下周会降价吗" has its own cue, and a price may
+    change by then."""
+    if _TIME_ADVERBIAL.fullmatch(hit.text.strip()) is None or not context.attribute_hits:
+        return False
+    if any(
+        parse_label(a.label).name in context.changing_attributes for a in context.attribute_hits
+    ):
+        return False
+    text = context.text
+    begin, end = _clause_span(text, hit.start, hit.end)
+    lead = text[begin : hit.start]
+    conditions = list(_CONDITIONAL.finditer(lead))
+    if conditions and not _MAIN_CLAUSE.search(lead, conditions[-1].end()):
+        return True
+    if _ANAPHORIC_TIME.fullmatch(hit.text.strip()) and _CONDITIONAL.search(text, 0, begin):
+        return True
+    clause = text[begin:end]
+    return bool(
+        _ASKER_CLAUSE.match(clause)
+        and not _ASKS.search(clause)
+        and PRODUCT_MASK not in clause
+        and UNKNOWN_MASK not in clause
+        and not any(begin <= a.start < end for a in context.attribute_hits)
+    )
+
+
 def only_present_described(hits: Sequence[Hit], context: CueContext) -> bool:
-    """Whether every predict cue describes the product as it is or only dates the
-    asker's own purchase."""
+    """Whether every predict cue describes the product as it is, only dates the asker's
+    own purchase or hypothesis, or reads across a word."""
     return bool(hits) and all(
-        _present_described(h, context) or _purchase_planned(h, context) for h in hits
+        _present_described(h, context)
+        or _purchase_planned(h, context)
+        or _hypothetical_or_planned(h, context)
+        or _straddles_word(h, context.boundaries)
+        for h in hits
     )
 
 

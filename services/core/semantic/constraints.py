@@ -59,6 +59,20 @@ _FOCUS_BEFORE = re.compile(
     r"(?:\b(?:even|yet|ever|really|actually|fully|completely|properly|once)\s+)+$"
 )
 _CLAUSE_MARKS = (",", "，", ".", "。", "?", "？", "!", "！", ";", "；")
+#: A self-correction standing on its own ("128g 不对 256g", "512gb, i mean 256gb"): the
+#: values before it are taken back, the one after it is meant.
+_CORRECTION = re.compile(
+    r"(?:^|(?<=[\s,，.。…!！;；、]))(?:不对不对|不对|说错了|打错了|写错了|口误)(?=$|[\s,，.。…!！;；、]|是)"
+    r"|\b(?:i mean|i meant|no wait|scratch that|correction)\b"
+)
+
+
+def _before_last_correction(hits: Sequence[Hit], text: str) -> list[Hit]:
+    """The values before the last self-correction of ``text``."""
+    corrections = list(_CORRECTION.finditer(text))
+    if not corrections:
+        return []
+    return [h for h in hits if h.end <= corrections[-1].start()]
 
 
 class ConstraintResolver:
@@ -117,12 +131,16 @@ class ConstraintResolver:
         ]
         # The longest reading wins: "长续航全驱版" over the "长续航" inside it.
         hits = outermost(hits)
+        # "128g 不对 256g": the asker corrects themself; what came before is taken back.
+        retracted = _before_last_correction(hits, text)
+        if retracted:
+            hits = [h for h in hits if h not in retracted]
         kept = self._without_negated_rivals(hits, text, boundaries)
         values: dict[str, set[str]] = {}
         for hit in kept:
             label = parse_label(hit.label)
             values.setdefault(label.name, set()).add(label.value)
-        negated = tuple(h for h in hits if h not in kept)
+        negated = (*retracted, *(h for h in hits if h not in kept))
         return ConstraintReading(tuple(kept), {k: frozenset(v) for k, v in values.items()}, negated)
 
     def _without_negated_rivals(
@@ -155,6 +173,9 @@ class ConstraintResolver:
         # its scope, so the window is measured from before them.
         focus = _FOCUS_BEFORE.search(text, max(0, hit.start - 40), hit.start)
         window_start = max(0, (focus.start() if focus else hit.start) - _NEGATION_WINDOW)
+        for correction in _CORRECTION.finditer(text, max(0, window_start - 8), hit.start):
+            # 不对 of "不对 256g" takes back what came before, it does not negate the value.
+            window_start = max(window_start, correction.end())
         for other in others:
             if other is not hit and window_start < other.end <= hit.start:
                 window_start = other.end
@@ -179,6 +200,13 @@ class ConstraintResolver:
         varying = self.varying(attribute, product_specs)
         chosen: list[tuple[str, str]] = []
         open_keys: list[str] = []
+        # "各版本价格", "all storage options": every variant is asked, so the variant word
+        # the quantifier governs hints at none; hints elsewhere still count.
+        hint_text = (
+            text
+            if _SAMENESS.search(text)  # 不同版本价格一样吗: the variants are compared
+            else _ALL_VARIANTS.sub(lambda m: " " * len(m.group()), text)
+        )
         for key, offered in sorted(varying.items()):
             stated = reading.values.get(key)
             if stated:
@@ -194,7 +222,7 @@ class ConstraintResolver:
                 if value not in offered:
                     return ConstraintChoice((), f"{key}={value} is not offered for this product")
                 chosen.append((key, value))
-            elif self._hinted(key, text, boundaries, category):
+            elif self._hinted(key, hint_text, boundaries, category):
                 return ConstraintChoice((), f"hints at a {key} we cannot read")
             else:
                 open_keys.append(key)
@@ -203,7 +231,7 @@ class ConstraintResolver:
             # listed, but a variant word of this product we cannot read names an edition
             # the catalog does not describe, whose figure may differ.
             if not reading.values.get(key) and self._unread_value_word(
-                key, text, boundaries, only_heads=_EDITION_HEADS
+                key, hint_text, boundaries, only_heads=_EDITION_HEADS
             ):
                 return ConstraintChoice((), f"names a {key} the catalog does not list")
         return ConstraintChoice(tuple(chosen), open_keys=tuple(open_keys))
@@ -329,6 +357,17 @@ class ConstraintResolver:
 
 
 _MAX_WORD = 6
+#: Words asking whether variants are alike: they compare the variants a quantifier names.
+_SAMENESS = re.compile(r"一样|相同|同价|差别|区别|差异|差多少|\bsame\b|\bdiffer")
+#: A quantifier over a product's variants ("各版本", "不同配置", "每个容量", "all the trims",
+#: "every storage option"): the question asks each of them, i.e. the unconstrained class.
+_ALL_VARIANTS = re.compile(
+    r"(?:各|每|所有|全部|不同|各个|每个|每一|每种|每款|各种|各款)(?:个|种|款|档)?(?:的)?"
+    r"(?:版本|版|配置|型号|款式|款|容量|存储|内存|规格|车型|尺寸|档)"
+    r"|\b(?:all|every|each|different|various)(?: of)?(?: the)?(?: (?:storage|memory|capacity|trim|"
+    r"battery|size|range))? (?:versions?|variants?|options?|configs?|configurations?|trims?|"
+    r"models?|editions?|sizes?|capacities|tiers?)\b"
+)
 #: Heads that make a word the name of an edition (焕新版, 新款, "refresh edition").
 _EDITION_HEADS = frozenset(("版", "款", "edition", "version"))
 #: Interrogatives, demonstratives and numerals: with a head they ask or point, not name.

@@ -175,6 +175,12 @@ class SemanticExtractor:
         )
         self._product_keys = _product_varying_keys(specs)
         self._volatile = volatile_attributes(attributes)
+        # Specs among them (a price), as opposed to store rules.
+        self._changing_specs = frozenset(
+            a
+            for a in self._volatile
+            if attributes.get("attributes", {}).get(a, {}).get("kind") == "spec"
+        )
         # The words of each attribute's multi-word phrases: a compare cue among them
         # ("difference") belongs to that attribute when the question asks it otherwise.
         self._phrase_words = MappingProxyType(
@@ -538,6 +544,8 @@ class SemanticExtractor:
             lambda: frozenset(self._segmenter.degree_adverbs(gate_text)),
             self._phrase_words,
             worded,
+            boundaries,
+            self._changing_specs,
         )
         skip: set[str] = set()
         while True:
@@ -829,6 +837,8 @@ class SemanticExtractor:
             return None
         cues = self._gate.hits(intent, gate_text, boundaries)
         worded = attribute_words()
+        # 先不管这个: the asker puts what came before aside, attribute words and all.
+        dismissed_until = max((s for s, e in clauses if _dismisses(gate_text, s, e)), default=0)
         blanked: list[tuple[int, int]] = []
         for start, end in clauses:
             clause = gate_text[start:end]
@@ -836,12 +846,16 @@ class SemanticExtractor:
             if not inside or PRODUCT_MASK in clause or UNKNOWN_MASK in clause:
                 continue
             own_words = [h for h in worded if start < h.end and h.start < end]
-            if own_words and not (
-                # 我在几个平台看到的价格都不一样，…官网定价是多少: the clause's attribute
-                # is the one the question asks elsewhere; it only says what was seen.
-                intent == "compare"
-                and _named_elsewhere(own_words, worded, start, end)
-                and self._reports_difference(gate_text, start, end, inside)
+            if (
+                own_words
+                and end > dismissed_until
+                and not (
+                    # 我在几个平台看到的价格都不一样，…官网定价是多少: the clause's attribute
+                    # is the one the question asks elsewhere; it only says what was seen.
+                    intent == "compare"
+                    and _named_elsewhere(own_words, worded, start, end)
+                    and self._reports_difference(gate_text, start, end, inside)
+                )
             ):
                 continue
             local = frozenset(b - start for b in boundaries if start <= b <= end) | {0, len(clause)}
@@ -877,6 +891,40 @@ class SemanticExtractor:
         if not blanked:
             return None
         return _blank_spans(gate_text, blanked)
+
+    def _past_blanked(
+        self, gate_text: str, boundaries: frozenset[int], attribute_words: Callable[[], list[Hit]]
+    ) -> str | None:
+        """``gate_text`` with the clauses blanked that tell what the asker did before
+        (上次去试驾没太注意: a past time opens the clause, which asks nothing and names no
+        product or attribute), when another clause names the product: their real-time
+        cues are history, not the moment asked about."""
+        clauses = _clauses(gate_text)
+        if not 2 <= len(clauses) <= _MAX_SITUATION_CLAUSES or not any(
+            PRODUCT_MASK in gate_text[s:e] or UNKNOWN_MASK in gate_text[s:e] for s, e in clauses
+        ):
+            return None
+        cues = self._gate.hits("realtime", gate_text, boundaries)
+        worded = attribute_words()
+        blanked: list[tuple[int, int]] = []
+        for start, end in clauses:
+            clause = gate_text[start:end]
+            inside = [h for h in cues if start <= h.start and h.end <= end]
+            if (
+                not inside
+                or PRODUCT_MASK in clause
+                or UNKNOWN_MASK in clause
+                or _PAST_TIME.match(clause) is None
+                or _QUESTION_WORD.search(clause)
+                or any(start < h.end and h.start < end for h in worded)
+            ):
+                continue
+            local = frozenset(b - start for b in boundaries if start <= b <= end) | {0, len(clause)}
+            rest = _blank_spans(clause, [(h.start - start, h.end - start) for h in inside])
+            if self._gate.first_bypass(rest, local, {}) is not None:
+                continue  # another cue of the clause still counts
+            blanked.append((start, end))
+        return _blank_spans(gate_text, blanked) if blanked else None
 
     def _reports_difference(
         self, gate_text: str, start: int, end: int, cues: Sequence[Hit]
@@ -1000,15 +1048,21 @@ class SemanticExtractor:
                 # Another intent applies too: the policy's precedence decides, as before.
                 bypass, present = present, None
         spec_only = False
+        situation_intent = "personal"
         if bypass is not None and bypass[0] in _SITUATION_INTENTS and bypass[0] not in structural:
             # "我下周要出差，…能撑多久": a clause that only tells the asker's situation
             # (no product, no attribute word) carries no bypass of the question asked.
             situation = self._situation_blanked(gate_text, boundaries, bypass[0], attribute_words)
+            past = False
+            if situation is None and bypass[0] == "realtime":
+                situation = self._past_blanked(gate_text, boundaries, attribute_words)
+                past = situation is not None
             if situation is not None:
                 # "我买了个磁吸底座，苹果16无线充几瓦": what the asker did is theirs, but
                 # a catalog product's spec is everyone's answer; a policy or a price
-                # (what they paid) stays theirs.
-                spec_only = bypass[0] == "personal"
+                # (what they paid, what a past deal was) stays theirs.
+                spec_only = bypass[0] == "personal" or past
+                situation_intent = bypass[0]
                 bypass = self._gate.first_bypass(situation, boundaries, structural)
         if bypass is not None:
             return Bypass(*bypass), False, ()
@@ -1059,7 +1113,11 @@ class SemanticExtractor:
         if spec_only and (
             product is None or spec.kind == "policy" or attribute in self._money_attributes
         ):
-            return Bypass("personal", "the asker's own situation, and no product spec"), False, ()
+            return (
+                Bypass(situation_intent, "the asker's own situation, and no product spec"),
+                False,
+                (),
+            )
         if product is None:
             if spec.kind != "policy":
                 return NoFingerprint("spec question without a catalog product"), False, ()
@@ -1165,6 +1223,28 @@ _SITUATION_INTENTS = frozenset(("realtime", "predict", "compare", "personal"))
 #: A question is a few clauses; past this many, none is read as a situation (each clause
 #: is checked against every cue, which must stay linear in the question's length).
 _MAX_SITUATION_CLAUSES = 6
+#: A clause that puts what was said before aside ("先不管这个", "这个先不说", "anyway").
+_DISMISSAL = re.compile(
+    r"\s*(?:(?:那|但|不过)?(?:这个|那个|这些)?(?:先|暂且|暂时)?(?:不管|不说|不提|放一边|放一放)"
+    r"(?:了)?(?:这个|那个|这些)?(?:了|吧|哈)?|anyway|anyways|never mind that|that aside|"
+    r"leaving that aside|but anyway)\s*"
+)
+
+
+#: A past time opening a clause: what follows is something the asker did before.
+_PAST_TIME = re.compile(
+    r"\s*(?:上次|上回|那次|那天|之前|以前|前几天|前阵子|去年|上个月|上周|上礼拜"
+    r"|last time|the other day|last (?:week|month|year))"
+)
+
+
+def _dismisses(text: str, start: int, end: int) -> bool:
+    """Whether the clause ``text[start:end]`` opens with a dismissal standing on its own
+    (a space after it, or the clause's end: "这个先不说了 iphone 16…")."""
+    found = _DISMISSAL.match(text, start, end)
+    return found is not None and (found.end() == end or text[found.end() - 1].isspace())
+
+
 _FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z])")
 #: What makes a clause a question: a question word or particle (几, but not 好几 or 十几:
 #: "several").
