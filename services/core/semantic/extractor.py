@@ -47,6 +47,7 @@ from services.core.semantic.lexicon import (
     standard_forms,
 )
 from services.core.semantic.normalise import TextNormaliser
+from services.core.semantic.note_variants import NoteVariants
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
 from services.core.semantic.products import (
     CatalogEntry,
@@ -320,6 +321,13 @@ class SemanticExtractor:
                 ),
             ),
         )
+        self._note_variants = NoteVariants(
+            {
+                str(kind): [[str(f) for f in forms] for forms in variants]
+                for kind, variants in lexicon_doc.get("variant_families", {}).items()
+            },
+            {str(raw["id"]): str(raw.get("note", "")) for raw in catalog.get("products", ())},
+        )
         # Pinyin initials of the Chinese vocabulary (sx 三星, zfb 支付宝, kf 客服): the
         # lexicon's Chinese chat words are among them, so typed as initials they read as
         # the chat they are.
@@ -502,6 +510,14 @@ class SemanticExtractor:
         # Normalised once: it is the costliest step (spelling and transliteration scans).
         norm, scanned = self._products.expanded(self._normaliser.normalise(text))
         decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm, scanned)
+        if isinstance(decision, Fingerprint):
+            ruled_out = self._note_variants.ruled_out(decision.product, norm)
+            if ruled_out is not None:
+                # "AirPods Pro 2 Lightning version": the catalog describes another variant.
+                return Bypass(
+                    "unknown_product",
+                    f"a {ruled_out.replace('_', ' ')} the catalog does not describe",
+                )
         if second_reader and isinstance(decision, Fingerprint):
             reader_text = _blank_spans(norm, value_nouns, " ")
             for start, end, listed in sorted(context, reverse=True):
@@ -1904,10 +1920,20 @@ _RulesDecision = tuple[
 ]
 
 
+#: Numbers listed with a slash or 、 before a duration ("3/6/12 months", "3、6、12期"): the
+#: unit written once after the last belongs to each.
+_DURATION_LIST = re.compile(
+    r"(?<![\d.])\d+(?:\s*[/、]\s*\d+)+(?=\s*(?:months?|个月|期|days?|天|weeks?|周|years?|年))"
+)
+
+
 def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:
     covered = bytearray(len(masked) + 1)
     for hit in explained:
         covered[hit.start : hit.end] = b"\x01" * (hit.end - hit.start)
+    for listed in _DURATION_LIST.finditer(masked):
+        if covered[listed.end() - 1]:  # the last number is read with its unit
+            covered[listed.start() : listed.end()] = b"\x01" * (listed.end() - listed.start())
     for index, ch in enumerate(masked):
         if ch.isdigit() and not covered[index]:
             end = index

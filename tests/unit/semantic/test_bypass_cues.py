@@ -349,3 +349,15 @@ def test_everyday_realtime_and_future_wording(
     decision = extractor.decide(text)
     assert isinstance(decision, Bypass), decision
     assert decision.intent == intent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is it better to pay by credit card or with Huabei",
+        "would it be smarter to take the 512GB Galaxy S24",
+        "is it better for me to get the 45mm Apple Watch S9",
+    ],
+)
+def test_is_it_better_to_asks_for_advice(extractor: SemanticExtractor, text: str) -> None:
+    assert _intent(extractor, text) == "recommend"
