@@ -368,6 +368,16 @@ _ALL_VARIANTS = re.compile(
     r"battery|size|range))? (?:versions?|variants?|options?|configs?|configurations?|trims?|"
     r"models?|editions?|sizes?|capacities|tiers?)\b"
 )
+
+
+def quantified_variant_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of quantifiers over a product's variants ("every storage option", "各存储"),
+    unless the question asks whether the variants are alike (一样, same)."""
+    if _SAMENESS.search(text):
+        return []
+    return [m.span() for m in _ALL_VARIANTS.finditer(text)]
+
+
 #: Heads that make a word the name of an edition (焕新版, 新款, "refresh edition").
 _EDITION_HEADS = frozenset(("版", "款", "edition", "version"))
 #: Interrogatives, demonstratives and numerals: with a head they ask or point, not name.

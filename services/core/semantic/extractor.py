@@ -35,6 +35,7 @@ from services.core.semantic.attributes import TOPIC_KEYS, AttributeChoice, Attri
 from services.core.semantic.constraints import (
     ConstraintReading,
     ConstraintResolver,
+    quantified_variant_spans,
     variant_name_end,
 )
 from services.core.semantic.fingerprint import Bypass, Fingerprint, NoFingerprint, SemanticDecision
@@ -1108,6 +1109,9 @@ class SemanticExtractor:
                 masked, h.start, h.end, boundaries, TOPIC_KEYS
             )
         ]
+        # "price of every storage option": the quantified words name the variants the
+        # other attribute is asked over, not what is asked.
+        attribute_hits = _outside_spans(attribute_hits, quantified_variant_spans(masked))
         choice = self._attributes.resolve(attribute_hits, category, reading.values, masked)
         if choice.attribute is None and choice.reason == "no attribute found" and category:
             # No attribute word: a value the product itself lists or gives may be what
@@ -1126,6 +1130,10 @@ class SemanticExtractor:
             # "苹果16包邮吗": the policy applies to the store, not to phones (attributes.json's
             # applies_to), so the store-wide rule answers it, under the store-wide key.
             product = None
+        if situation_intent == "predict" and attribute in self._changing_specs:
+            # "如果我等到下个月，价格多少": the asker's plan dates the question, and a price
+            # by then is a forecast; a fixed spec ("我下周出差，能撑多久") is not.
+            return Bypass("predict", "a changing spec at the asker's planned time"), False, ()
         if spec_only and (
             product is None or spec.kind == "policy" or attribute in self._money_attributes
         ):
@@ -1925,6 +1933,12 @@ _RulesDecision = tuple[
 _DURATION_LIST = re.compile(
     r"(?<![\d.])\d+(?:\s*[/、]\s*\d+)+(?=\s*(?:months?|个月|期|days?|天|weeks?|周|years?|年))"
 )
+
+
+def _outside_spans(hits: list[Hit], spans: Sequence[tuple[int, int]]) -> list[Hit]:
+    """The hits outside every span, or all of them when none is outside."""
+    outside = [h for h in hits if not any(s <= h.start and h.end <= e for s, e in spans)]
+    return outside if outside else hits
 
 
 def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:
