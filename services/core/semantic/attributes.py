@@ -80,6 +80,26 @@ class AttributeResolver:
             named = {lab.name for _, lab in labelled if lab.kind == kind}
             return {a for a in named if self._applies(a, category)}, named
 
+        purposed = _in_purpose_clauses(labelled, text)
+        if purposed:
+            # "想配个充电头，iPhone 15 有线最高多少瓦": the thing the asker means to get is
+            # why they ask, not what. The attribute asked elsewhere wins where it
+            # dominates that thing's (or a stated key names it); a price, or a weaker
+            # cue, may be the thing's own: the two readings compete.
+            rest = [(h, lab) for h, lab in labelled if id(h) not in purposed]
+            meant = {lab.name for h, lab in labelled if id(h) in purposed}
+            asked_elsewhere = {lab.name for _, lab in rest if lab.kind == "strong"}
+            dominating = set().union(
+                *(self._dominance.get(a, frozenset()) for a in asked_elsewhere)
+            )
+            if asked_elsewhere and meant - asked_elsewhere <= dominating:
+                labelled = rest
+            elif asked_elsewhere:
+                return AttributeChoice(None, "a cue in a purpose clause competes")
+            elif any(k in self._topic_attribute for k in stated_keys):
+                labelled = rest
+            elif rest:
+                return AttributeChoice(None, "a cue in a purpose clause competes")
         strong, strong_named = pick("strong")
         strong = self._without_variant_keys(strong, stated_keys)
         if strong:
@@ -257,6 +277,34 @@ def _in_time_frame(text: str, hit: Hit) -> bool:
     if not hit.text.isascii():
         return _FRAME_AFTER.match(text, hit.end) is not None and hit.text.endswith("期")
     return _FRAME_BEFORE.search(text[max(0, hit.start - 12) : hit.start]) is not None
+
+
+#: A purpose clause before a cue: the asker means to get the thing it names (想配个充电头,
+#: 打算买个, "want to buy a", "for buying a"), from the clause's start.
+_PURPOSE_BEFORE = re.compile(
+    r"(?:想|打算|准备|要|需要)(?:再|另外|单独)?(?:配|买|换|入|添|购|购买)?(?:个|一个|只|一只|块|一块|根|一根)?\s*$"
+    r"|\b(?:want|wanna|going|plan|planning|need|needs|trying)(?: to)? (?:buy|get|pick up|order)"
+    r"(?: (?:a|an|some|the|another|new|extra))*\s*$"
+    r"|\bfor (?:buying|getting)(?: (?:a|an|some|the|another|new|extra))*\s*$"
+)
+_CLAUSE_END = re.compile(r"[,，。.?？!！;；]")
+
+
+def _in_purpose_clauses(labelled: Sequence[tuple[Hit, Label]], text: str) -> set[int]:
+    """The strong cues (by id) that name what a purpose clause says the asker means to
+    get: its verb phrase stands right before the cue, in the same clause."""
+    found: set[int] = set()
+    if not text:
+        return found
+    for hit, label in labelled:
+        if label.kind != "strong":
+            continue
+        before = text[max(0, hit.start - 24) : hit.start]
+        ends = list(_CLAUSE_END.finditer(before))
+        clause = before[ends[-1].end() :] if ends else before
+        if _PURPOSE_BEFORE.search(clause):
+            found.add(id(hit))
+    return found
 
 
 #: What stands right before a value asked to be confirmed.

@@ -1,0 +1,42 @@
+"""A payment, refund or order event with a completed outcome (失败了, 扣了, 没到账, went
+through, was charged) reports one of the asker's own transactions, with or without 我:
+personal. The same words as a policy or a condition are not. Questions written for these
+tests, not taken from any labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from tests.unit.semantic.decisions import decided_bypass, decided_cid
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "刚刚用微信支付失败了 能换个方式吗",
+        "扣款成功了但是页面还显示待支付",
+        "钱被扣了 可是订单一直没生成",
+        "退款到现在还没到账",
+        "the payment went through but the page shows an error",
+        "my card was charged twice for one order",
+        "the refund hasn't arrived, which payment methods are faster",
+    ],
+)
+def test_a_transaction_outcome_reports_the_askers_own_event(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert decided_bypass(extractor, text) == "personal"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["你们支持哪些付款方式", "可以用信用卡支付吗", "which payment methods do you take"],
+)
+def test_a_payment_policy_question_is_not_an_event(extractor: SemanticExtractor, text: str) -> None:
+    assert decided_bypass(extractor, text) is None
+    assert decided_cid(extractor, text) == "null|payment_methods|"
+
+
+def test_a_conditional_outcome_is_not_an_event(extractor: SemanticExtractor) -> None:
+    assert decided_bypass(extractor, "要是退款没到账该找谁") != "personal"
