@@ -18,9 +18,14 @@ from tests.unit.semantic.decisions import decided_bypass, decided_cid
         "扣款成功了但是页面还显示待支付",
         "钱被扣了 可是订单一直没生成",
         "退款到现在还没到账",
+        "用信用卡支付的时候被拒了",
+        "刷卡付款老是失败 还有别的方式吗",
+        "微信付不了了 换什么方式",
+        "钱都付了 页面却显示未支付",
         "the payment went through but the page shows an error",
         "my card was charged twice for one order",
         "the refund hasn't arrived, which payment methods are faster",
+        "the amount was debited yet there is no order",
     ],
 )
 def test_a_transaction_outcome_reports_the_askers_own_event(
@@ -38,5 +43,6 @@ def test_a_payment_policy_question_is_not_an_event(extractor: SemanticExtractor,
     assert decided_cid(extractor, text) == "null|payment_methods|"
 
 
-def test_a_conditional_outcome_is_not_an_event(extractor: SemanticExtractor) -> None:
-    assert decided_bypass(extractor, "要是退款没到账该找谁") != "personal"
+@pytest.mark.parametrize("text", ["要是退款没到账该找谁", "支付失败了会不会扣钱"])
+def test_a_conditional_outcome_is_not_an_event(extractor: SemanticExtractor, text: str) -> None:
+    assert decided_bypass(extractor, text) != "personal"
