@@ -98,7 +98,8 @@ class AttributeResolver:
                 return AttributeChoice(None, "a cue in a purpose clause competes")
             elif any(k in self._topic_attribute for k in stated_keys):
                 labelled = rest
-            elif rest:
+            elif rest or any(_is_time_before(text, h) for h, _ in labelled if id(h) in purposed):
+                # "买充电头之前…": the clause sets the time; what is asked is elsewhere
                 return AttributeChoice(None, "a cue in a purpose clause competes")
         strong, strong_named = pick("strong")
         strong = self._without_variant_keys(strong, stated_keys)
@@ -287,6 +288,9 @@ _PURPOSE_BEFORE = re.compile(
     r"(?: (?:a|an|some|the|another|new|extra))*\s*$"
     r"|\bfor (?:buying|getting)(?: (?:a|an|some|the|another|new|extra))*\s*$"
 )
+#: "买充电头之前": buying the thing is the time the question is set before.
+_BUYING_BEFORE = re.compile(r"(?:买|配|购买|选)(?:个|一个|只|一只|块|一块|根|一根)?\s*$")
+_BEFORE_TIME = re.compile(r"\s*(?:之前|以前|前)")
 _CLAUSE_END = re.compile(r"[,，。.?？!！;；]")
 
 
@@ -302,9 +306,15 @@ def _in_purpose_clauses(labelled: Sequence[tuple[Hit, Label]], text: str) -> set
         before = text[max(0, hit.start - 24) : hit.start]
         ends = list(_CLAUSE_END.finditer(before))
         clause = before[ends[-1].end() :] if ends else before
-        if _PURPOSE_BEFORE.search(clause):
+        if _PURPOSE_BEFORE.search(clause) or _is_time_before(text, hit):
             found.add(id(hit))
     return found
+
+
+def _is_time_before(text: str, hit: Hit) -> bool:
+    """Whether ``hit`` names the thing bought in a "before buying it" clause (买充电头之前)."""
+    before = text[max(0, hit.start - 8) : hit.start]
+    return bool(_BUYING_BEFORE.search(before)) and _BEFORE_TIME.match(text, hit.end) is not None
 
 
 #: What stands right before a value asked to be confirmed.

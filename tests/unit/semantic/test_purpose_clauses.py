@@ -38,3 +38,13 @@ def test_the_thing_meant_is_still_asked_when_nothing_else_is(
     extractor: SemanticExtractor,
 ) -> None:
     assert decided_cid(extractor, "想配个充电器，iPhone 16 盒子里送不送") == "iphone_16|in_box|"
+
+
+def test_a_before_buying_clause_sets_the_time_not_the_attribute(
+    extractor: SemanticExtractor,
+) -> None:
+    assert decided_cid(extractor, "买充电器之前先问问 iPhone 16 最大功率") is None
+    assert (
+        decided_cid(extractor, "配充电器前问一下 iPhone 16 有线最高多少瓦")
+        == "iphone_16|charging_power|method=wired"
+    )
