@@ -1,4 +1,4 @@
-"""A payment, refund or order event with a completed outcome (失败了, 扣了, 没到账, went
+"""A payment, refund, order or delivery event with a completed outcome (失败了, 扣了, 没到账, went
 through, was charged) reports one of the asker's own transactions, with or without 我:
 personal. The same words as a policy or a condition are not. Questions written for these
 tests, not taken from any labelled set."""
@@ -45,4 +45,26 @@ def test_a_payment_policy_question_is_not_an_event(extractor: SemanticExtractor,
 
 @pytest.mark.parametrize("text", ["要是退款没到账该找谁", "支付失败了会不会扣钱"])
 def test_a_conditional_outcome_is_not_an_event(extractor: SemanticExtractor, text: str) -> None:
+    assert decided_bypass(extractor, text) != "personal"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "包裹显示已送达，可家里没人收到 售后怎么处理",
+        "快递显示派送了 但是我没拿到 退货规则是啥",
+        "快递四天都没更新了 平时几天能到",
+        "the tracking shows delivered but it never arrived, what is your return policy",
+    ],
+)
+def test_a_delivery_status_the_asker_reads_is_their_own_event(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert decided_bypass(extractor, text) == "personal"
+
+
+@pytest.mark.parametrize("text", ["签收以后几天内能退货", "如果快递没到该找谁"])
+def test_a_delivery_policy_or_condition_is_not_an_event(
+    extractor: SemanticExtractor, text: str
+) -> None:
     assert decided_bypass(extractor, text) != "personal"
