@@ -26,6 +26,11 @@ from tests.unit.semantic.decisions import decided_bypass, decided_cid
         "my card was charged twice for one order",
         "the refund hasn't arrived, which payment methods are faster",
         "the amount was debited yet there is no order",
+        "checkout failed again, can I pay by card",
+        "my payment kept getting declined, which wallets work",
+        "结账失败了 能用别的方式付吗",
+        "换货申请被驳回了 换货规则是怎样的",
+        "已经提交退货了 退款几天到",
     ],
 )
 def test_a_transaction_outcome_reports_the_askers_own_event(
@@ -63,7 +68,9 @@ def test_a_delivery_status_the_asker_reads_is_their_own_event(
     assert decided_bypass(extractor, text) == "personal"
 
 
-@pytest.mark.parametrize("text", ["签收以后几天内能退货", "如果快递没到该找谁"])
+@pytest.mark.parametrize(
+    "text", ["签收以后几天内能退货", "如果快递没到该找谁", "退货申请提交后多久审核"]
+)
 def test_a_delivery_policy_or_condition_is_not_an_event(
     extractor: SemanticExtractor, text: str
 ) -> None:
