@@ -80,6 +80,27 @@ class AttributeResolver:
             named = {lab.name for _, lab in labelled if lab.kind == kind}
             return {a for a in named if self._applies(a, category)}, named
 
+        purposed = _in_purpose_clauses(labelled, text)
+        if purposed:
+            # "想配个充电头，iPhone 15 有线最高多少瓦": the thing the asker means to get is
+            # why they ask, not what. The attribute asked elsewhere wins where it
+            # dominates that thing's (or a stated key names it); a price, or a weaker
+            # cue, may be the thing's own: the two readings compete.
+            rest = [(h, lab) for h, lab in labelled if id(h) not in purposed]
+            meant = {lab.name for h, lab in labelled if id(h) in purposed}
+            asked_elsewhere = {lab.name for _, lab in rest if lab.kind == "strong"}
+            dominating = set().union(
+                *(self._dominance.get(a, frozenset()) for a in asked_elsewhere)
+            )
+            if asked_elsewhere and meant - asked_elsewhere <= dominating:
+                labelled = rest
+            elif asked_elsewhere:
+                return AttributeChoice(None, "a cue in a purpose clause competes")
+            elif any(k in self._topic_attribute for k in stated_keys):
+                labelled = rest
+            elif rest or any(_is_time_before(text, h) for h, _ in labelled if id(h) in purposed):
+                # "买充电头之前…": the clause sets the time; what is asked is elsewhere
+                return AttributeChoice(None, "a cue in a purpose clause competes")
         strong, strong_named = pick("strong")
         strong = self._without_variant_keys(strong, stated_keys)
         if strong:
@@ -257,6 +278,43 @@ def _in_time_frame(text: str, hit: Hit) -> bool:
     if not hit.text.isascii():
         return _FRAME_AFTER.match(text, hit.end) is not None and hit.text.endswith("期")
     return _FRAME_BEFORE.search(text[max(0, hit.start - 12) : hit.start]) is not None
+
+
+#: A purpose clause before a cue: the asker means to get the thing it names (想配个充电头,
+#: 打算买个, "want to buy a", "for buying a"), from the clause's start.
+_PURPOSE_BEFORE = re.compile(
+    r"(?:想|打算|准备|要|需要)(?:再|另外|单独)?(?:配|买|换|入|添|购|购买)?(?:个|一个|只|一只|块|一块|根|一根)?\s*$"
+    r"|\b(?:want|wanna|going|plan|planning|need|needs|trying)(?: to)? (?:buy|get|pick up|order)"
+    r"(?: (?:a|an|some|the|another|new|extra))*\s*$"
+    r"|\bfor (?:buying|getting)(?: (?:a|an|some|the|another|new|extra))*\s*$"
+)
+#: "买充电头之前": buying the thing is the time the question is set before.
+_BUYING_BEFORE = re.compile(r"(?:买|配|购买|选)(?:个|一个|只|一只|块|一块|根|一根)?\s*$")
+_BEFORE_TIME = re.compile(r"\s*(?:之前|以前|前)")
+_CLAUSE_END = re.compile(r"[,，。.?？!！;；]")
+
+
+def _in_purpose_clauses(labelled: Sequence[tuple[Hit, Label]], text: str) -> set[int]:
+    """The strong cues (by id) that name what a purpose clause says the asker means to
+    get: its verb phrase stands right before the cue, in the same clause."""
+    found: set[int] = set()
+    if not text:
+        return found
+    for hit, label in labelled:
+        if label.kind != "strong":
+            continue
+        before = text[max(0, hit.start - 24) : hit.start]
+        ends = list(_CLAUSE_END.finditer(before))
+        clause = before[ends[-1].end() :] if ends else before
+        if _PURPOSE_BEFORE.search(clause) or _is_time_before(text, hit):
+            found.add(id(hit))
+    return found
+
+
+def _is_time_before(text: str, hit: Hit) -> bool:
+    """Whether ``hit`` names the thing bought in a "before buying it" clause (买充电头之前)."""
+    before = text[max(0, hit.start - 8) : hit.start]
+    return bool(_BUYING_BEFORE.search(before)) and _BEFORE_TIME.match(text, hit.end) is not None
 
 
 #: What stands right before a value asked to be confirmed.

@@ -162,6 +162,13 @@ class SemanticExtractor:
             for product_id, product_specs in specs.items()
             if (year := _release_year(product_specs.get("release_date"))) is not None
         }
+        # product → the generations its names and note give it (Gen 12, 第二代): another
+        # generation said after its name is a model the catalog does not list.
+        self._named_generations = {
+            str(raw["id"]): generations
+            for raw in catalog.get("products", ())
+            if (generations := _named_generations(raw, self._normaliser))
+        }
         # (product, attribute) → the codes its text values write (h2, a18, 4.0): read
         # once here, not for every question that names the product.
         self._value_codes = {
@@ -660,6 +667,8 @@ class SemanticExtractor:
         scan = scanned if scanned is not None else self._products.scan(norm)
         if scan.products and _MODEL_YEAR.search(norm):
             scan = self._with_model_years(norm, scan)
+        if scan.products and "代" in norm:
+            scan = self._with_unlisted_generations(norm, scan)
         trademarks = self._trademarks(text)
         boundaries = self._segmenter.boundaries(norm)
         decision, by_unit, nouns = self._decide_scanned(norm, scan, boundaries, trademarks)
@@ -741,6 +750,26 @@ class SemanticExtractor:
                 mention = replace(mention, end=match.end())
             products.append(mention)
         return replace(scan, products=tuple(products))
+
+    def _with_unlisted_generations(self, norm: str, scan: ProductScan) -> ProductScan:
+        """``scan`` with each product named with a generation its catalog names and
+        notes do not give it ("x1 carbon 11代" of a product listed as Gen 12) moved to
+        the unknown models: that generation is another model, one we do not sell."""
+        products, unknown = [], list(scan.unknown)
+        for mention in scan.products:
+            listed = self._named_generations.get(mention.product_id or "")
+            after = _GENERATION_AFTER.match(norm, mention.end) if listed else None
+            before = _GENERATION_BEFORE.search(norm[: mention.start]) if listed else None
+            said = [m.group(1) for m in (after, before) if m is not None]
+            if listed is not None and any(g not in listed for g in said):
+                start = before.start() if before is not None else mention.start
+                end = after.end() if after is not None else mention.end
+                unknown.append(Mention(start, end, reason="generation not in catalog"))
+            else:
+                products.append(mention)
+        if len(products) == len(scan.products):
+            return scan
+        return replace(scan, products=tuple(products), unknown=tuple(unknown))
 
     def _in_context(
         self,
@@ -1434,6 +1463,25 @@ _COORDINATED = re.compile(r"(和|跟|与|或者?|还是|比|对比|(?<![a-z])(vs
 #: What may follow a number that stands alone: a Chinese word that is no unit or counter.
 _ALONE = re.compile(r"(?![a-z\d.%\"寸英毫千万百十个块元年月日号天克斤瓦米代款]|\s*(?:gb?|tb?)\b)")
 _LATIN_OR_DIGIT = re.compile(r"[a-z\d.]")
+
+
+#: A generation said right after a name: "11代" (the normaliser's form of gen 11,
+#: 11th gen, 第11代, 第十一代), a space between or none.
+_GENERATION_AFTER = re.compile(r" ?(\d+) ?代")
+#: ... or right before it ("第11代x1 carbon").
+_GENERATION_BEFORE = re.compile(r"(?<![\d.])(\d+) ?代 ?$")
+_GENERATION = re.compile(r"(?<![\d.])(\d+) ?代")
+
+
+def _named_generations(raw: Mapping[str, Any], normaliser: TextNormaliser) -> frozenset[str]:
+    """The generation numbers a catalog product's names and note write (Gen 12 → 12)."""
+    texts = [str(n) for names in raw.get("names", {}).values() for n in names]
+    texts.append(str(raw.get("note", "")))
+    return frozenset(
+        match.group(1)
+        for text in texts
+        for match in _GENERATION.finditer(normaliser.normalise(text))
+    )
 
 
 def _release_year(spec: Any) -> str | None:
