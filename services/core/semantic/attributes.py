@@ -10,6 +10,7 @@ battery is about the warranty); whatever is still ambiguous is no fingerprint.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -330,15 +331,23 @@ def _outermost_and_rivals(hits: Sequence[Hit]) -> list[Hit]:
     outer = outermost(hits)
     kept = set(outer)
     rivals = []
+    # A container starts at most the longest hit's length before the hit: only those
+    # are looked at, so a long question's many hits are not compared pairwise.
+    by_start = sorted(hits, key=lambda h: h.start)
+    starts = [h.start for h in by_start]
+    longest = max((h.end - h.start for h in hits), default=0)
     for hit in hits:
         if hit in kept:
             continue
         label = parse_label(hit.label)
         if label.kind != "strong":
             continue
+        nearby = by_start[
+            bisect_left(starts, hit.start - longest) : bisect_right(starts, hit.start)
+        ]
         containers = [
             o
-            for o in hits
+            for o in nearby
             if o is not hit
             and o.start <= hit.start
             and hit.end <= o.end

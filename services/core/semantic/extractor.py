@@ -1976,11 +1976,11 @@ _RulesDecision = tuple[
 ]
 
 
-#: Numbers listed with a slash or 、 before a duration ("3/6/12 months", "3、6、12期"): the
-#: unit written once after the last belongs to each.
-_DURATION_LIST = re.compile(
-    r"(?<![\d.])\d+(?:\s*[/、]\s*\d+)+(?=\s*(?:months?|个月|期|days?|天|weeks?|周|years?|年))"
-)
+#: Numbers listed with a slash or 、 ("3/6/12"); before a duration (months, 期) the unit
+#: written once after the last belongs to each. Matched whole, then the unit checked, so a
+#: long list is read once (a lookahead for the unit would retry from every number).
+_NUMBER_LIST = re.compile(r"(?<![\d.])\d+(?:\s*[/、]\s*\d+)++")
+_DURATION_AFTER = re.compile(r"\s*(?:months?|个月|期|days?|天|weeks?|周|years?|年)")
 
 
 def _outside_spans(hits: list[Hit], spans: Sequence[tuple[int, int]]) -> list[Hit]:
@@ -1993,9 +1993,11 @@ def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:
     covered = bytearray(len(masked) + 1)
     for hit in explained:
         covered[hit.start : hit.end] = b"\x01" * (hit.end - hit.start)
-    for listed in _DURATION_LIST.finditer(masked):
-        if covered[listed.end() - 1]:  # the last number is read with its unit
-            covered[listed.start() : listed.end()] = b"\x01" * (listed.end() - listed.start())
+    for listed in _NUMBER_LIST.finditer(masked):
+        start, end = listed.span()
+        if _DURATION_AFTER.match(masked, end) and covered[end - 1]:
+            # The last number is read with its unit (a duration): so is each before it.
+            covered[start:end] = b"\x01" * (end - start)
     for index, ch in enumerate(masked):
         if ch.isdigit() and not covered[index]:
             end = index
