@@ -12,6 +12,7 @@ unconstrained answer.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -134,13 +135,15 @@ class ConstraintResolver:
         # "128g 不对 256g": the asker corrects themself; what came before is taken back.
         retracted = _before_last_correction(hits, text)
         if retracted:
-            hits = [h for h in hits if h not in retracted]
+            retracted_ids = {id(h) for h in retracted}
+            hits = [h for h in hits if id(h) not in retracted_ids]
         kept = self._without_negated_rivals(hits, text, boundaries)
         values: dict[str, set[str]] = {}
         for hit in kept:
             label = parse_label(hit.label)
             values.setdefault(label.name, set()).add(label.value)
-        negated = (*retracted, *(h for h in hits if h not in kept))
+        kept_ids = {id(h) for h in kept}
+        negated = (*retracted, *(h for h in hits if id(h) not in kept_ids))
         return ConstraintReading(tuple(kept), {k: frozenset(v) for k, v in values.items()}, negated)
 
     def _without_negated_rivals(
@@ -153,17 +156,19 @@ class ConstraintResolver:
         for hit in hits:
             by_key.setdefault(parse_label(hit.label).name, []).append(hit)
         dropped: set[int] = set()
+        ends = _HitEnds(hits)
         for key_hits in by_key.values():
             if len({parse_label(h.label).value for h in key_hits}) < 2:
                 continue
-            negated = [h for h in key_hits if self._hit_negated(h, text, boundaries, hits)]
-            kept = {parse_label(h.label).value for h in key_hits if h not in negated}
+            negated = [h for h in key_hits if self._hit_negated(h, text, boundaries, ends)]
+            negated_ids = {id(h) for h in negated}
+            kept = {parse_label(h.label).value for h in key_hits if id(h) not in negated_ids}
             if negated and len(kept) == 1:
                 dropped.update(id(h) for h in negated)
         return [h for h in hits if id(h) not in dropped] if dropped else hits
 
     def _hit_negated(
-        self, hit: Hit, text: str, boundaries: frozenset[int], others: Sequence[Hit] = ()
+        self, hit: Hit, text: str, boundaries: frozenset[int], others: _HitEnds | None = None
     ) -> bool:
         """Whether a negation stands shortly before ``hit`` in its clause. A negation
         governs the first value after it: in "不加盒子听音乐" the 不 negates 加盒子, not the
@@ -176,16 +181,18 @@ class ConstraintResolver:
         for correction in _CORRECTION.finditer(text, max(0, window_start - 8), hit.start):
             # 不对 of "不对 256g" takes back what came before, it does not negate the value.
             window_start = max(window_start, correction.end())
-        for other in others:
-            if other is not hit and window_start < other.end <= hit.start:
-                window_start = other.end
+        if others is not None:
+            latest = others.latest_in(window_start, hit.start, hit)
+            if latest is not None:
+                window_start = latest
         if _REJECTED_AFTER.match(text, hit.end):
             return True
         before = text[window_start : hit.start]
         clause = max(before.rfind(p) for p in _CLAUSE_MARKS)
         before = before[clause + 1 :]
         offset = hit.start - len(before)
-        shifted = frozenset(b - offset for b in boundaries if offset <= b <= hit.start)
+        # The window is short: look its positions up rather than scan every boundary.
+        shifted = frozenset(b - offset for b in range(offset, hit.start + 1) if b in boundaries)
         return bool(self._negations.find(before, shifted | {0, len(before)}))
 
     def choose(
@@ -267,10 +274,11 @@ class ConstraintResolver:
     def _negated(
         self, key: str, reading: ConstraintReading, text: str, boundaries: frozenset[int]
     ) -> bool:
+        ends = _HitEnds((*reading.hits, *reading.negated))
         for hit in reading.hits:
             if parse_label(hit.label).name != key:
                 continue
-            if self._hit_negated(hit, text, boundaries, (*reading.hits, *reading.negated)):
+            if self._hit_negated(hit, text, boundaries, ends):
                 return True
         return False
 
@@ -354,6 +362,25 @@ class ConstraintResolver:
             ):
                 return True
         return False
+
+
+class _HitEnds:
+    """The ends of a question's value hits, sorted: the latest end in a window is found
+    in log time, not by a scan of every hit (a long question holds many)."""
+
+    def __init__(self, hits: Iterable[Hit]) -> None:
+        pairs = sorted((h.end, id(h)) for h in hits)
+        self._ends = [end for end, _ in pairs]
+        self._ids = [ident for _, ident in pairs]
+
+    def latest_in(self, after: int, upto: int, excluding: Hit) -> int | None:
+        """The latest end in ``(after, upto]`` of a hit other than ``excluding``."""
+        index = bisect_right(self._ends, upto) - 1
+        while index >= 0 and self._ends[index] > after:
+            if self._ids[index] != id(excluding):
+                return self._ends[index]
+            index -= 1
+        return None
 
 
 _MAX_WORD = 6

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
@@ -1747,17 +1748,27 @@ def _not_starting_inside(
     A cue of the attribute the constraint itself names stays (保修多久 after 电池保修)."""
     if not spans:
         return list(hits)
+    # Only spans starting at most the longest span's length before a cue can hold its
+    # start: looked up by start, not scanned for every cue.
+    ordered = sorted(spans, key=lambda span: span[0])
+    starts = [s for s, _, _ in ordered]
+    longest = max(e - s for s, e, _ in ordered)
     return [
         h
         for h in hits
         if not any(
-            s < h.start < e < h.end and parse_label(h.label).name != topic for s, e, topic in spans
+            s < h.start < e < h.end and parse_label(h.label).name != topic
+            for s, e, topic in ordered[
+                bisect_left(starts, h.start - longest) : bisect_left(starts, h.start)
+            ]
         )
     ]
 
 
 #: What may stand between a stated value and the noun of its key ("256G的存储").
 _VALUE_NOUN_GAP = frozenset(" 的of")
+#: How many of them at most.
+_VALUE_NOUN_REACH = 4
 
 
 def _without_value_nouns(hits: Sequence[Hit], values: Sequence[Hit], text: str) -> list[Hit]:
@@ -1767,10 +1778,23 @@ def _without_value_nouns(hits: Sequence[Hit], values: Sequence[Hit], text: str) 
     what is asked. Alone ("does it come with 1TB storage?") the noun stays the question."""
     if not values:
         return list(hits)
+    # Only values within the gap's reach can be beside a cue: found by their ends and
+    # starts, not by a scan of every value for every cue.
+    by_end: dict[int, list[Hit]] = {}
+    by_start: dict[int, list[Hit]] = {}
+    for value in values:
+        by_end.setdefault(value.end, []).append(value)
+        by_start.setdefault(value.start, []).append(value)
+    reach = _VALUE_NOUN_REACH
+
+    def near(hit: Hit) -> list[Hit]:
+        found = [v for at in range(hit.start - reach, hit.start + 1) for v in by_end.get(at, ())]
+        found += [v for at in range(hit.end, hit.end + reach + 1) for v in by_start.get(at, ())]
+        return found
 
     def beside(hit: Hit) -> bool:
         name = parse_label(hit.label).name
-        for value in values:
+        for value in near(hit):
             if parse_label(value.label).name != name:
                 continue
             if value.end <= hit.start:
@@ -1779,14 +1803,15 @@ def _without_value_nouns(hits: Sequence[Hit], values: Sequence[Hit], text: str) 
                 gap = text[hit.end : value.start]
             else:
                 continue
-            if len(gap) <= 4 and all(ch in _VALUE_NOUN_GAP for ch in gap):
+            if len(gap) <= _VALUE_NOUN_REACH and all(ch in _VALUE_NOUN_GAP for ch in gap):
                 return True
         return False
 
     nouns = [h for h in hits if beside(h)]
     if not nouns:
         return list(hits)
-    rest = [h for h in hits if h not in nouns]
+    noun_ids = {id(h) for h in nouns}
+    rest = [h for h in hits if id(h) not in noun_ids]
     others = {parse_label(h.label).name for h in rest} - {parse_label(h.label).name for h in nouns}
     return rest if others else list(hits)
 
@@ -1798,13 +1823,15 @@ def _without_cut_cues(hits: Sequence[Hit]) -> list[Hit]:
     units = [h for h in hits if parse_label(h.label).value == UNIT_VALUE_MARK]
     if not units:
         return list(hits)
+    # Only units starting inside a cue can cut it: looked up by start, not scanned.
+    units.sort(key=lambda u: u.start)
+    starts = [u.start for u in units]
     return [
         h
         for h in hits
         if not any(
-            h.start < u.start < h.end <= u.end
-            and parse_label(u.label).name != parse_label(h.label).name
-            for u in units
+            h.end <= u.end and parse_label(u.label).name != parse_label(h.label).name
+            for u in units[bisect_right(starts, h.start) : bisect_left(starts, h.end)]
         )
     ]
 
