@@ -1245,6 +1245,12 @@ class SemanticExtractor:
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}"), False, ()
         values = [h for h in choice.hits if h.label.startswith("#")]
+        # "series 9 (gps)": the variant the catalog's note says it describes is understood.
+        named_product = product_ids[0] if len(product_ids) == 1 else None
+        values += [
+            Hit("variant", start, end, masked[start:end])
+            for start, end in self._note_variants.described_spans(named_product, masked)
+        ]
         unknown_word = self._unknown_latin_word(masked, values)
         if unknown_word is not None:
             return NoFingerprint(f"word not understood: {unknown_word!r}"), False, ()
