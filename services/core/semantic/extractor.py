@@ -306,6 +306,22 @@ class SemanticExtractor:
             for w in (phrase, *phrase.split())
         ) | _catalog_text_words(catalog)
         self._brand_of = {e.product_id: e.brand for e in entries}
+        # Words that speak of a device: its brand, a category word, a catalog name word.
+        self._device_words = re.compile(
+            "|".join(
+                sorted(
+                    {
+                        *(re.escape(w.lower()) for ws in self._lexicon.brands.values() for w in ws),
+                        *(re.escape(w) for w in self._lexicon.category_words),
+                        *(
+                            rf"(?<![a-z]){w}(?![a-z])"
+                            for n in catalog_names
+                            for w in re.findall(r"[a-z]{3,}", n.lower())
+                        ),
+                    }
+                )
+            )
+        )
         # Words that carry meaning here: name words (the catalog's, its synonyms', the
         # variants and brands it does not sell) and constraint values' words: a compound
         # or typo near one may hide a variant (promx, plues).
@@ -1023,6 +1039,22 @@ class SemanticExtractor:
             return hits
         return [h for h in hits if h not in own]
 
+    def _without_phrase_brands(
+        self, norm: str, scan: ProductScan, boundaries: frozenset[int]
+    ) -> ProductScan:
+        """``scan`` without its brand words when each is part of a longer phrase of the
+        attribute vocabulary ("支持apple pay吗": a way to pay, no product). A word of a
+        device elsewhere (a brand, 手表, iphone) makes it a device's feature asked."""
+        phrases = [(h.start, h.end) for h in self._attributes.find(norm, boundaries)]
+        if not all(
+            any(s <= m.start and m.end <= e and e - s > m.end - m.start for s, e in phrases)
+            for m in scan.brands
+        ):
+            return scan
+        if self._device_words.search(_blank_spans(norm, phrases)):
+            return scan
+        return ProductScan(scan.products, scan.unknown, (), scan.expansions)
+
     def _decide_scanned(
         self,
         norm: str,
@@ -1032,6 +1064,8 @@ class SemanticExtractor:
     ) -> tuple[SemanticDecision, bool, tuple[tuple[int, int], ...]]:
         """The rules' decision on ``norm`` (word boundaries: ``boundaries``, segmented
         once per question) with the products ``scan`` names."""
+        if scan.brands and not scan.products:
+            scan = self._without_phrase_brands(norm, scan, boundaries)
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
             for h in self._other_brands.find(norm, boundaries)
