@@ -532,7 +532,10 @@ class SemanticExtractor:
 
     def _decide_text(self, text: str, second_reader: bool) -> SemanticDecision:
         # Normalised once: it is the costliest step (spelling and transliteration scans).
-        norm, scanned = self._products.expanded(self._normaliser.normalise(text))
+        normalised = self._normaliser.normalise(text)
+        if "(" in normalised:
+            normalised = self._with_bracketed_families(normalised)
+        norm, scanned = self._products.expanded(normalised)
         decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm, scanned)
         if isinstance(decision, Fingerprint):
             ruled_out = self._note_variants.ruled_out(decision.product, norm)
@@ -566,6 +569,30 @@ class SemanticExtractor:
                 if self._reader.echoed_values(norm, key) & offered:
                     return NoFingerprint(f"second reader sees a {key} the rules did not read")
         return decision
+
+    def _with_bracketed_families(self, norm: str) -> str:
+        """``norm`` with a variant written before its family in brackets ("the pro max
+        (iphone 15)") put back in name order ("iphone 15 pro max"), when the words read
+        whole as one product that is not the bracketed family itself."""
+        for match in reversed(list(_BRACKETED_FAMILY.finditer(norm))):
+            family = match.group(2).strip()
+            alone = self._products.scan(family).product_ids
+            words = match.group(1).split()
+            for size in range(min(len(words), 3), 0, -1):
+                name = f"{family} {' '.join(words[-size:])}"
+                named = self._products.scan(name)
+                mentions = [*named.products, *named.unknown]
+                # A variant the store does not sell ("the plus (iphone 15)") reads as one too.
+                if (
+                    len(mentions) == 1
+                    and mentions[0].start == 0
+                    and mentions[0].end == len(name)
+                    and (mentions[0].product_id is None or (mentions[0].product_id,) != alone)
+                ):
+                    start = match.end(1) - len(" ".join(words[-size:]))
+                    norm = f"{norm[:start]}{name}{norm[match.end() :]}"
+                    break
+        return norm
 
     def _first_meant_bypass(
         self,
@@ -1414,6 +1441,8 @@ _STATED_AMOUNT = re.compile(
 
 #: A four-digit year right after a name (a space between or none), then 款 ("model"),
 #: or the end of the word: never 年 or a month (a date), nor more digits or letters.
+#: Words right before a bracketed name: "the pro max (iphone 15)".
+_BRACKETED_FAMILY = re.compile(r"(?<![a-z0-9])((?:[a-z]+ ){0,2}[a-z]+) ?\(([^()]{2,40})\)")
 _MODEL_YEAR = re.compile(r" ?((?:19|20)\d\d)(?:款|(?![\d.a-z年月/-]))")
 
 
