@@ -307,6 +307,22 @@ class SemanticExtractor:
             for w in (phrase, *phrase.split())
         ) | _catalog_text_words(catalog)
         self._brand_of = {e.product_id: e.brand for e in entries}
+        # Words that speak of a device: its brand, a category word, a catalog name word.
+        self._device_words = re.compile(
+            "|".join(
+                sorted(
+                    {
+                        *(re.escape(w.lower()) for ws in self._lexicon.brands.values() for w in ws),
+                        *(re.escape(w) for w in self._lexicon.category_words),
+                        *(
+                            rf"(?<![a-z]){w}(?![a-z])"
+                            for n in catalog_names
+                            for w in re.findall(r"[a-z]{3,}", n.lower())
+                        ),
+                    }
+                )
+            )
+        )
         # Words that carry meaning here: name words (the catalog's, its synonyms', the
         # variants and brands it does not sell) and constraint values' words: a compound
         # or typo near one may hide a variant (promx, plues).
@@ -517,7 +533,10 @@ class SemanticExtractor:
 
     def _decide_text(self, text: str, second_reader: bool) -> SemanticDecision:
         # Normalised once: it is the costliest step (spelling and transliteration scans).
-        norm, scanned = self._products.expanded(self._normaliser.normalise(text))
+        normalised = self._normaliser.normalise(text)
+        if "(" in normalised:
+            normalised = self._with_bracketed_families(normalised)
+        norm, scanned = self._products.expanded(normalised)
         decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm, scanned)
         if isinstance(decision, Fingerprint):
             ruled_out = self._note_variants.ruled_out(decision.product, norm)
@@ -551,6 +570,30 @@ class SemanticExtractor:
                 if self._reader.echoed_values(norm, key) & offered:
                     return NoFingerprint(f"second reader sees a {key} the rules did not read")
         return decision
+
+    def _with_bracketed_families(self, norm: str) -> str:
+        """``norm`` with a variant written before its family in brackets ("the pro max
+        (iphone 15)") put back in name order ("iphone 15 pro max"), when the words read
+        whole as one product that is not the bracketed family itself."""
+        for match in reversed(list(_BRACKETED_FAMILY.finditer(norm))):
+            family = match.group(2).strip()
+            alone = self._products.scan(family).product_ids
+            words = match.group(1).split()
+            for size in range(min(len(words), 3), 0, -1):
+                name = f"{family} {' '.join(words[-size:])}"
+                named = self._products.scan(name)
+                mentions = [*named.products, *named.unknown]
+                # A variant the store does not sell ("the plus (iphone 15)") reads as one too.
+                if (
+                    len(mentions) == 1
+                    and mentions[0].start == 0
+                    and mentions[0].end == len(name)
+                    and (mentions[0].product_id is None or (mentions[0].product_id,) != alone)
+                ):
+                    start = match.end(1) - len(" ".join(words[-size:]))
+                    norm = f"{norm[:start]}{name}{norm[match.end() :]}"
+                    break
+        return norm
 
     def _first_meant_bypass(
         self,
@@ -1024,6 +1067,22 @@ class SemanticExtractor:
             return hits
         return [h for h in hits if h not in own]
 
+    def _without_phrase_brands(
+        self, norm: str, scan: ProductScan, boundaries: frozenset[int]
+    ) -> ProductScan:
+        """``scan`` without its brand words when each is part of a longer phrase of the
+        attribute vocabulary ("支持apple pay吗": a way to pay, no product). A word of a
+        device elsewhere (a brand, 手表, iphone) makes it a device's feature asked."""
+        phrases = [(h.start, h.end) for h in self._attributes.find(norm, boundaries)]
+        if not all(
+            any(s <= m.start and m.end <= e and e - s > m.end - m.start for s, e in phrases)
+            for m in scan.brands
+        ):
+            return scan
+        if self._device_words.search(_blank_spans(norm, phrases)):
+            return scan
+        return ProductScan(scan.products, scan.unknown, (), scan.expansions)
+
     def _decide_scanned(
         self,
         norm: str,
@@ -1033,6 +1092,8 @@ class SemanticExtractor:
     ) -> tuple[SemanticDecision, bool, tuple[tuple[int, int], ...]]:
         """The rules' decision on ``norm`` (word boundaries: ``boundaries``, segmented
         once per question) with the products ``scan`` names."""
+        if scan.brands and not scan.products:
+            scan = self._without_phrase_brands(norm, scan, boundaries)
         other = [
             Mention(h.start, h.end, reason="brand we do not sell")
             for h in self._other_brands.find(norm, boundaries)
@@ -1246,6 +1307,12 @@ class SemanticExtractor:
         if stray is not None:
             return NoFingerprint(f"number not understood: {stray!r}"), False, ()
         values = [h for h in choice.hits if h.label.startswith("#")]
+        # "series 9 (gps)": the variant the catalog's note says it describes is understood.
+        named_product = product_ids[0] if len(product_ids) == 1 else None
+        values += [
+            Hit("variant", start, end, masked[start:end])
+            for start, end in self._note_variants.described_spans(named_product, masked)
+        ]
         unknown_word = self._unknown_latin_word(masked, values)
         if unknown_word is not None:
             return NoFingerprint(f"word not understood: {unknown_word!r}"), False, ()
@@ -1375,6 +1442,8 @@ _STATED_AMOUNT = re.compile(
 
 #: A four-digit year right after a name (a space between or none), then 款 ("model"),
 #: or the end of the word: never 年 or a month (a date), nor more digits or letters.
+#: Words right before a bracketed name: "the pro max (iphone 15)".
+_BRACKETED_FAMILY = re.compile(r"(?<![a-z0-9])((?:[a-z]+ ){0,2}[a-z]+) ?\(([^()]{2,40})\)")
 _MODEL_YEAR = re.compile(r" ?((?:19|20)\d\d)(?:款|(?![\d.a-z年月/-]))")
 
 

@@ -56,18 +56,30 @@ class NoteVariants:
             for name, variants in families.items()
         ]
         self._excluded: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {}
+        self._described: dict[str, tuple[re.Pattern[str], ...]] = {}
         for product_id, note in notes.items():
             text = note.lower()
             excluded: list[tuple[str, re.Pattern[str]]] = []
+            described: list[re.Pattern[str]] = []
             for family in compiled:
                 named = [i for i, v in enumerate(family.variants) if v.search(text)]
                 if len(named) != 1:
                     continue  # the note names no variant of this kind, or several
+                described.append(family.variants[named[0]])
                 excluded.extend(
                     (family.name, v) for i, v in enumerate(family.variants) if i != named[0]
                 )
             if excluded:
                 self._excluded[product_id] = tuple(excluded)
+            if described:
+                self._described[product_id] = tuple(described)
+
+    def described_spans(self, product_id: str | None, norm: str) -> list[tuple[int, int]]:
+        """Where ``norm`` names a variant the product's note says the catalog describes
+        ("series 9 gps": the GPS model listed): words of that product, understood."""
+        if product_id is None:
+            return []
+        return [m.span() for p in self._described.get(product_id, ()) for m in p.finditer(norm)]
 
     def ruled_out(self, product_id: str | None, norm: str) -> str | None:
         """The kind of variant ``norm`` (a normalised question) names that the product's

@@ -65,3 +65,31 @@ def test_the_described_variant_and_products_without_a_note_keep_their_key(
     extractor: SemanticExtractor, question: str, cid: str
 ) -> None:
     assert _key(extractor, question) == cid
+
+
+def test_the_described_variant_is_found_where_written() -> None:
+    variants = NoteVariants(FAMILIES, {"buds": "USB-C case version", "watch": "aluminium case"})
+    assert variants.described_spans("buds", "buds usb c battery") == [(5, 10)]
+    assert variants.described_spans("watch", "watch lightning") == []
+    assert variants.described_spans("phone", "phone usb-c") == []
+    assert variants.described_spans(None, "usb-c") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        (
+            "how much is the Apple Watch Series 9 (GPS) 41mm",
+            "apple_watch_series_9|price|case_size=41mm",
+        ),
+        (
+            "Apple Watch Series 9 aluminium model, how heavy is the 45mm",
+            "apple_watch_series_9|weight|case_size=45mm",
+        ),
+    ],
+)
+def test_the_variant_the_note_describes_is_an_understood_word(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    # The note says the catalog lists the GPS, aluminium watch: its words name that product.
+    assert _key(extractor, question) == cid
