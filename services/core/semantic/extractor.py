@@ -93,6 +93,17 @@ class SemanticExtractor:
                 for attr, raw in attributes.get("attributes", {}).items()
                 if raw.get("kind") == "policy"
             }
+        # The asker's own invoice is theirs by any of the policy attribute's names.
+        policy = policy.with_possessed_synonyms(
+            [
+                [
+                    *(str(w) for ws in raw.get("synonyms", {}).values() for w in ws),
+                    *lexicon_forms.get(str(attr_id), ()),
+                ]
+                for attr_id, raw in attributes.get("attributes", {}).items()
+                if raw.get("kind") == "policy"
+            ]
+        )
         policy_phrases = [p for rule in policy.rules for p in rule.phrases]
         # A catalog note's edition words (焕新版) are words, never a typo of another.
         policy_phrases += [
