@@ -61,10 +61,11 @@ class AdmissionPolicy:
                 return rule.phrases
         return ()
 
-    def with_possessed_synonyms(self, synonym_groups: Sequence[Sequence[str]]) -> AdmissionPolicy:
-        """This policy where a personal phrase that is a possessive and one word of a
-        synonym group (我的发票, my invoice) holds for every word of the group in the same
-        script (我的专票, my fapiao): the asker's own invoice, by any name."""
+    def with_possessed_policies(self, synonym_groups: Sequence[Sequence[str]]) -> AdmissionPolicy:
+        """This policy where the asker's possessive before a word of a store policy's
+        synonym group (我的发票, my invoice, 我的保修) is personal for every word of the
+        group in the possessive's script (我的专票, my fapiao): a store rule is everyone's,
+        but "my" of it is the asker's own case."""
         personal = next((r for r in self.rules if r.intent == "personal"), None)
         if personal is None:
             return self
@@ -73,8 +74,6 @@ class AdmissionPolicy:
         for group in synonym_groups:
             words = [w.lower() for w in group]
             for possessive, in_script in _POSSESSIVES:
-                if not any(possessive + w in listed for w in words):
-                    continue
                 for word in words:
                     phrase = possessive + word
                     if in_script.fullmatch(word) and phrase not in listed:

@@ -93,8 +93,8 @@ class SemanticExtractor:
                 for attr, raw in attributes.get("attributes", {}).items()
                 if raw.get("kind") == "policy"
             }
-        # The asker's own invoice is theirs by any of the policy attribute's names.
-        policy = policy.with_possessed_synonyms(
+        # "My" invoice or warranty is the asker's own case, by any of the policy's names.
+        policy = policy.with_possessed_policies(
             [
                 [
                     *(str(w) for ws in raw.get("synonyms", {}).values() for w in ws),
