@@ -47,6 +47,7 @@ def test_the_product_alone_is_still_a_spec(extractor: SemanticExtractor) -> None
     [
         "the macbook pro 14 m3 my son uses, what's the processor",
         "the galaxy s24 i use, refresh rate?",
+        "the thinkpad x1 carbon im using, how heavy",
     ],
 )
 def test_a_product_someone_uses_is_personal(extractor: SemanticExtractor, question: str) -> None:
