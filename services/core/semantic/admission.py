@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -61,6 +61,31 @@ class AdmissionPolicy:
                 return rule.phrases
         return ()
 
+    def with_possessed_policies(self, synonym_groups: Sequence[Sequence[str]]) -> AdmissionPolicy:
+        """This policy where the asker's possessive before a word of a store policy's
+        synonym group (我的发票, my invoice, 我的保修) is personal for every word of the
+        group in the possessive's script (我的专票, my fapiao): a store rule is everyone's,
+        but "my" of it is the asker's own case."""
+        personal = next((r for r in self.rules if r.intent == "personal"), None)
+        if personal is None:
+            return self
+        listed = set(personal.phrases)
+        added: list[str] = []
+        for group in synonym_groups:
+            words = [w.lower() for w in group]
+            for possessive, in_script in _POSSESSIVES:
+                for word in words:
+                    phrase = possessive + word
+                    if in_script.fullmatch(word) and phrase not in listed:
+                        listed.add(phrase)
+                        added.append(phrase)
+        if not added:
+            return self
+        rules = tuple(
+            replace(r, phrases=(*r.phrases, *added)) if r is personal else r for r in self.rules
+        )
+        return replace(self, rules=rules)
+
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> AdmissionPolicy:
         """Parse and check a policy document (its JSON Schema is checked by the loader)."""
@@ -85,7 +110,9 @@ class AdmissionPolicy:
             body = intents.get(name)
             if body is None:
                 raise PolicyError(f"$.intents.{name}", "missing")
-            patterns = tuple(colloquial_pattern(str(p)) for p in body.get("patterns", ()))
+            patterns = tuple(
+                spaced_mask_pattern(colloquial_pattern(str(p))) for p in body.get("patterns", ())
+            )
             for index, pattern in enumerate(patterns):
                 try:
                     re.compile(pattern)
@@ -113,6 +140,22 @@ class AdmissionPolicy:
                 str(s).lower() for s in unknown_body.get("adjective_suffixes", ())
             ),
         )
+
+
+#: Possessives of the asker and the script of the words they own in a personal phrase.
+_POSSESSIVES = (
+    ("我的", re.compile(r"[\u4e00-\u9fff]+")),
+    ("my ", re.compile(r"[a-z][a-z -]*")),
+)
+
+_INNER_MASK = re.compile(r"(?<=.)\[§¤\]")
+
+
+def spaced_mask_pattern(regex: str) -> str:
+    """``regex`` also matching a product after a space: a space between Chinese words
+    and a (Latin) product name is typography, so 我的 Mate 60 is 我的Mate 60. A pattern
+    led by the mask is left as it is (its first character still leads the scan)."""
+    return _INNER_MASK.sub("(?: )?[§¤]", regex)
 
 
 class AdmissionGate:

@@ -94,6 +94,17 @@ class SemanticExtractor:
                 for attr, raw in attributes.get("attributes", {}).items()
                 if raw.get("kind") == "policy"
             }
+        # "My" invoice or warranty is the asker's own case, by any of the policy's names.
+        policy = policy.with_possessed_policies(
+            [
+                [
+                    *(str(w) for ws in raw.get("synonyms", {}).values() for w in ws),
+                    *lexicon_forms.get(str(attr_id), ()),
+                ]
+                for attr_id, raw in attributes.get("attributes", {}).items()
+                if raw.get("kind") == "policy"
+            ]
+        )
         policy_phrases = [p for rule in policy.rules for p in rule.phrases]
         # A catalog note's edition words (焕新版) are words, never a typo of another.
         policy_phrases += [

@@ -1,0 +1,54 @@
+"""What the asker or a relative possesses is personal, however the words are spaced."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from tests.unit.semantic.decisions import decided_bypass, decided_cid
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "我的 Galaxy S24 Ultra 刷新率是多少",  # a space before a Latin product name
+        "我家的 MacBook Pro 14 M3 处理器",
+        "我妈的 Apple Watch Series 9 防水吗",
+    ],
+)
+def test_a_space_after_the_possessive_keeps_it_personal(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "personal"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "我这Galaxy S24 刷新率多少",  # 我这 with no classifier: "this one of mine"
+        "俺那 MacBook Air M3 多重",
+        "我姐手里那台小米14 充电功率",  # 手里 without 的: in her hands
+        "我同事手上那块华为Watch GT 4 续航",
+        "我手里的 Galaxy S24 Ultra 几寸屏",  # 手里 with 的 after the asker
+    ],
+)
+def test_a_demonstrative_or_hands_after_the_owner_is_personal(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "personal"
+
+
+def test_the_product_alone_is_still_a_spec(extractor: SemanticExtractor) -> None:
+    assert decided_cid(extractor, "Galaxy S24 刷新率多少") == "samsung_galaxy_s24|refresh_rate|"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "the macbook pro 14 m3 my son uses, what's the processor",
+        "the galaxy s24 i use, refresh rate?",
+        "the thinkpad x1 carbon im using, how heavy",
+    ],
+)
+def test_a_product_someone_uses_is_personal(extractor: SemanticExtractor, question: str) -> None:
+    assert decided_bypass(extractor, question) == "personal"
