@@ -33,6 +33,7 @@ from services.core.semantic.admission import (
     volatile_attributes,
 )
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeChoice, AttributeResolver
+from services.core.semantic.colours import ListedColours
 from services.core.semantic.constraints import (
     ConstraintReading,
     ConstraintResolver,
@@ -357,6 +358,13 @@ class SemanticExtractor:
                 ),
             ),
         )
+        self._listed_colours = ListedColours(
+            {
+                str(hue): [str(w) for w in words]
+                for hue, words in lexicon_doc.get("colour_hues", {}).items()
+            },
+            specs,
+        )
         self._note_variants = NoteVariants(
             {
                 str(kind): [[str(f) for f in forms] for forms in variants]
@@ -557,6 +565,18 @@ class SemanticExtractor:
                     "unknown_product",
                     f"a {ruled_out.replace('_', ' ')} the catalog does not describe",
                 )
+            hue = self._listed_colours.unlisted(
+                decision.product,
+                norm,
+                lambda: [
+                    (m.start, m.end)
+                    for m in (scanned or self._products.scan(norm)).products
+                    if m.product_id == decision.product
+                ],
+            )
+            if hue is not None and decision.attribute != "colors":
+                # "iPhone 15 紫色 多少钱": a colour the product is not sold in.
+                return Bypass("unknown_product", f"a {hue} colour the catalog does not list")
         if second_reader and isinstance(decision, Fingerprint):
             reader_text = _blank_spans(norm, value_nouns, " ")
             for start, end, listed in sorted(context, reverse=True):

@@ -361,3 +361,10 @@ def test_everyday_realtime_and_future_wording(
 )
 def test_is_it_better_to_asks_for_advice(extractor: SemanticExtractor, text: str) -> None:
     assert _intent(extractor, text) == "recommend"
+
+
+@pytest.mark.parametrize(
+    "text", ["小米14 黑色星期五 多少钱", "小米14 年货节 价格", "小米14 双12 多少钱"]
+)
+def test_shopping_festivals_date_a_price(extractor: SemanticExtractor, text: str) -> None:
+    assert _intent(extractor, text) == "predict"

@@ -1,0 +1,59 @@
+"""Colours a product is not sold in: a hue named beside a product's name that none of its
+catalog colours has makes the question one about a variant the catalog does not list;
+its own colours (read with the same hue words: 南糯紫 is purple), colours asked about, and
+colours of other things stay as they are. Questions written for these tests, not taken
+from any labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.colours import ListedColours
+from services.core.semantic.extractor import SemanticExtractor
+from services.core.semantic.fingerprint import Bypass
+from tests.unit.semantic.decisions import decided_cid as _key
+
+HUES = {"purple": ["紫", "purple"], "black": ["黑", "black"], "gold": ["金", "gold"]}
+SPECS = {
+    "phone": {"colors": {"value": ["雅丹黑 Black", "南糯紫 Purple"]}},
+    "buds": {"colors": {"value": ["黑色 Black"]}},
+    "car": {"range": {"value": 500, "unit": "km"}},
+}
+
+
+def test_a_hue_beside_the_name_that_no_listed_colour_has_is_unlisted() -> None:
+    colours = ListedColours(HUES, SPECS)
+    assert colours.unlisted("buds", "buds 紫色 多少钱", lambda: [(0, 4)]) == "purple"
+    assert colours.unlisted("buds", "紫色的buds 多少钱", lambda: [(3, 7)]) == "purple"
+    assert colours.unlisted("buds", "a purple buds", lambda: [(9, 13)]) == "purple"
+    # The product's own hue, a hue far from the name, a product without colours: none.
+    assert colours.unlisted("phone", "phone 紫色 多少钱", lambda: [(0, 5)]) is None
+    assert colours.unlisted("buds", "buds 多少钱 我的包是紫色的", lambda: [(0, 4)]) is None
+    assert colours.unlisted("car", "car 紫色", lambda: [(0, 3)]) is None
+    # A lone 紫 is part of names (秘矿紫): only 紫色 is a colour said of a product.
+    assert colours.unlisted("buds", "buds 紫 多少钱", lambda: [(0, 4)]) is None
+
+
+@pytest.mark.parametrize(
+    "question", ["小米14 紫色 多少钱", "紫色的小米14多重", "a purple xiaomi 14, battery life?"]
+)
+def test_a_colour_the_product_is_not_sold_in_is_an_unknown_product(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass), decision
+    assert decision.intent == "unknown_product"
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        ("小米14 白色 多少钱", "xiaomi_14|price|"),
+        ("Mate 60 紫色 多重", "huawei_mate_60|weight|"),
+        ("小米14 有紫色吗", "xiaomi_14|colors|"),
+    ],
+)
+def test_listed_and_asked_colours_keep_their_key(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert _key(extractor, question) == cid
