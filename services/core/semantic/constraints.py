@@ -241,7 +241,33 @@ class ConstraintResolver:
                 key, hint_text, boundaries, only_heads=_EDITION_HEADS
             ):
                 return ConstraintChoice((), f"names a {key} the catalog does not list")
+        if product_specs is not None and self._edition_after_name(
+            hint_text, reading, self._edition_keys(product_specs)
+        ):
+            # "Mate 60 Pro 卫星版": an edition named on the product's name that no value,
+            # note or vocabulary word is (标准版 and 焕新版 are): its figures may differ.
+            return ConstraintChoice((), "names an edition the catalog does not list")
         return ConstraintChoice(tuple(chosen), open_keys=tuple(open_keys))
+
+    def _edition_after_name(
+        self, text: str, reading: ConstraintReading, product_keys: set[str]
+    ) -> bool:
+        """Whether a word on an edition head (版, 款; not 版本, "version") stands right
+        after a product's name and is no piece of the vocabulary, nor a value read of a
+        key the product varies by (无线充版 of earbuds that vary by none names an edition)."""
+        for match in _EDITION_AFTER_NAME.finditer(text):
+            word = match.group(1) + match.group(2)
+            if any(ch in _DETERMINER_CHARACTERS or ch in _FUNCTION_CHARACTERS for ch in word[:-1]):
+                continue  # 哪一版, 这款, 的款: which or this edition, not the name of one
+            if word in self._known_fragments or any(
+                h.start < match.end()
+                and match.start(1) < h.end
+                and parse_label(h.label).name in product_keys
+                for h in (*reading.hits, *reading.negated)
+            ):
+                continue
+            return True
+        return False
 
     @staticmethod
     def _edition_keys(product_specs: Mapping[str, Any] | None) -> set[str]:
@@ -408,6 +434,8 @@ def quantified_variant_spans(text: str) -> list[tuple[int, int]]:
 #: Heads that make a word the name of an edition (焕新版, 新款, "refresh edition").
 _EDITION_HEADS = frozenset(("版", "款", "edition", "version"))
 #: Interrogatives, demonstratives and numerals: with a head they ask or point, not name.
+#: A Chinese word on an edition head right after a product's name (§ 卫星版, §无线充版).
+_EDITION_AFTER_NAME = re.compile(r"§\s*([\u4e00-\u9fff]{1,4}?)(版|款)(?!本)")
 _DETERMINER_CHARACTERS = frozenset("哪啥么一这那每各同几本该此")
 #: Chinese function characters: no compound is built on them.
 _FUNCTION_CHARACTERS = frozenset("的了吗呢吧啊呀个是有在和与也都就还要会能可吗么很太多少几")

@@ -557,26 +557,6 @@ class SemanticExtractor:
             normalised = self._with_bracketed_families(normalised)
         norm, scanned = self._products.expanded(normalised)
         decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm, scanned)
-        if isinstance(decision, Fingerprint):
-            ruled_out = self._note_variants.ruled_out(decision.product, norm)
-            if ruled_out is not None:
-                # "AirPods Pro 2 Lightning version": the catalog describes another variant.
-                return Bypass(
-                    "unknown_product",
-                    f"a {ruled_out.replace('_', ' ')} the catalog does not describe",
-                )
-            hue = self._listed_colours.unlisted(
-                decision.product,
-                norm,
-                lambda: [
-                    (m.start, m.end)
-                    for m in (scanned or self._products.scan(norm)).products
-                    if m.product_id == decision.product
-                ],
-            )
-            if hue is not None and decision.attribute != "colors":
-                # "iPhone 15 紫色 多少钱": a colour the product is not sold in.
-                return Bypass("unknown_product", f"a {hue} colour the catalog does not list")
         if second_reader and isinstance(decision, Fingerprint):
             reader_text = _blank_spans(norm, value_nouns, " ")
             for start, end, listed in sorted(context, reverse=True):
@@ -1114,6 +1094,28 @@ class SemanticExtractor:
             return scan
         return ProductScan(scan.products, scan.unknown, (), scan.expansions)
 
+    def _unsold_variant(
+        self, product: str | None, attribute: str, norm: str, scan: ProductScan
+    ) -> Bypass | None:
+        """A variant of ``product`` the catalog does not describe, named in ``norm``: one
+        its note rules out ("AirPods Pro 2 Lightning version"), or a colour beside its
+        name it is not sold in ("iPhone 15 紫色 多少钱"; asking the colours is no variant)."""
+        ruled_out = self._note_variants.ruled_out(product, norm)
+        if ruled_out is not None:
+            return Bypass(
+                "unknown_product", f"a {ruled_out.replace('_', ' ')} the catalog does not describe"
+            )
+        if attribute == "colors":
+            return None
+        hue = self._listed_colours.unlisted(
+            product,
+            norm,
+            lambda: [(m.start, m.end) for m in scan.products if m.product_id == product],
+        )
+        if hue is not None:
+            return Bypass("unknown_product", f"a {hue} colour the catalog does not list")
+        return None
+
     def _decide_scanned(
         self,
         norm: str,
@@ -1269,6 +1271,9 @@ class SemanticExtractor:
                 return NoFingerprint("spec question without a catalog product"), False, ()
             if any(not _touches(m, choice.hits) for m in scan.brands):
                 return NoFingerprint("names a brand but no model"), False, ()
+        unsold = self._unsold_variant(product, attribute, norm, scan)
+        if unsold is not None:
+            return unsold, False, ()
         constraint_choice = self._constraints.choose(
             reading,
             attribute,

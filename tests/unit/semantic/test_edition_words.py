@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from services.core.semantic.extractor import SemanticExtractor
-from services.core.semantic.fingerprint import Bypass
+from services.core.semantic.fingerprint import Bypass, NoFingerprint
 from services.core.semantic.transliteration import edition_words
 from tests.unit.semantic.decisions import cid_of, decided_bypass, decided_cid
 
@@ -146,3 +146,27 @@ def test_edition_word_is_no_typo(extractor: SemanticExtractor) -> None:
     # 焕新 (refreshed) is a word of the catalog's note, never respelt as 换新 (exchange)
     assert extractor.normaliser.normalise("焕新版续航") == "焕新版续航"
     assert cid_of(extractor.decide("焕新9多重")) is None  # no product of that number
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Mate 60 Pro 卫星版 多重", "FreeBuds Pro 3 无线充版 多少钱", "小米14 快充版 电池多大"],
+)
+def test_an_edition_on_the_name_that_the_catalog_does_not_list_makes_no_key(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert isinstance(extractor.decide(question), NoFingerprint)
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        ("Mate60标准版多重", "huawei_mate_60|weight|"),
+        ("小米14这款多重", "xiaomi_14|weight|"),
+        ("iPhone 15 256G版 多少钱", "iphone_15|price|storage=256GB"),
+    ],
+)
+def test_listed_editions_and_demonstratives_keep_their_key(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert decided_cid(extractor, question) == cid
