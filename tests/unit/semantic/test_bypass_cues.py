@@ -368,3 +368,15 @@ def test_is_it_better_to_asks_for_advice(extractor: SemanticExtractor, text: str
 )
 def test_shopping_festivals_date_a_price(extractor: SemanticExtractor, text: str) -> None:
     assert _intent(extractor, text) == "predict"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "has the price of the xiaomi 14 dropped",
+        "did the price of the galaxy s24 change",
+        "小米14价格变了吗",
+    ],
+)
+def test_a_price_change_asked_is_realtime(extractor: SemanticExtractor, text: str) -> None:
+    assert _intent(extractor, text) == "realtime"

@@ -52,3 +52,16 @@ def test_the_product_alone_is_still_a_spec(extractor: SemanticExtractor) -> None
 )
 def test_a_product_someone_uses_is_personal(extractor: SemanticExtractor, question: str) -> None:
     assert decided_bypass(extractor, question) == "personal"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is the xiaomi 14 i'm holding waterproof",
+        "the model 3 we're driving, what range does it get",
+    ],
+)
+def test_the_device_in_the_askers_hands_is_personal(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "personal"

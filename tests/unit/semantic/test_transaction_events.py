@@ -75,3 +75,17 @@ def test_a_delivery_policy_or_condition_is_not_an_event(
     extractor: SemanticExtractor, text: str
 ) -> None:
     assert decided_bypass(extractor, text) != "personal"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["收到四天了 小米14 能退吗", "买了两个月了 S24 还能换吗", "提车半年了 Model 3 保修多久"],
+)
+def test_time_elapsed_since_the_askers_own_purchase_is_personal(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "personal"
+
+
+def test_a_period_after_receipt_in_the_rules_stays_a_policy(extractor: SemanticExtractor) -> None:
+    assert decided_cid(extractor, "收到后7天内可以退吗") == "null|return_policy|"
