@@ -380,3 +380,12 @@ def test_shopping_festivals_date_a_price(extractor: SemanticExtractor, text: str
 )
 def test_a_price_change_asked_is_realtime(extractor: SemanticExtractor, text: str) -> None:
     assert _intent(extractor, text) == "realtime"
+
+
+@pytest.mark.parametrize(
+    "text", ["小米14 二手 多少钱", "refurbished galaxy s24 price", "官翻的 S24 价格"]
+)
+def test_a_used_or_refurbished_item_is_priced_by_the_market(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert _intent(extractor, text) == "realtime"
