@@ -65,3 +65,17 @@ def test_the_device_in_the_askers_hands_is_personal(
     extractor: SemanticExtractor, question: str
 ) -> None:
     assert decided_bypass(extractor, question) == "personal"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["老公那台 小米14 电池多大", "家里那辆 Model 3 续航多少", "单位给配的 MacBook Air M3 多重"],
+)
+def test_a_relatives_household_or_employers_device_is_personal(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "personal"
+
+
+def test_a_bare_demonstrative_is_no_owner(extractor: SemanticExtractor) -> None:
+    assert decided_cid(extractor, "那台 小米14 多重") == "xiaomi_14|weight|"
