@@ -389,3 +389,12 @@ def test_a_used_or_refurbished_item_is_priced_by_the_market(
     extractor: SemanticExtractor, text: str
 ) -> None:
     assert _intent(extractor, text) == "realtime"
+
+
+@pytest.mark.parametrize(
+    "text", ["galaxy s24 price in japan", "xiaomi 14 uk price", "小米14 香港多少钱", "S24 美国价格"]
+)
+def test_a_price_in_another_market_is_not_the_catalogs(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert _intent(extractor, text) == "unknown_product"
