@@ -352,49 +352,32 @@ def test_everyday_realtime_and_future_wording(
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "intent"),
     [
-        "is it better to pay by credit card or with Huabei",
-        "would it be smarter to take the 512GB Galaxy S24",
-        "is it better for me to get the 45mm Apple Watch S9",
+        # "is it better to …" asks advice.
+        ("is it better to pay by credit card or with Huabei", "recommend"),
+        ("would it be smarter to take the 512GB Galaxy S24", "recommend"),
+        ("is it better for me to get the 45mm Apple Watch S9", "recommend"),
+        # A shopping festival dates a price.
+        ("小米14 黑色星期五 多少钱", "predict"),
+        ("小米14 年货节 价格", "predict"),
+        ("小米14 双12 多少钱", "predict"),
+        # A price change asked is the price now.
+        ("has the price of the xiaomi 14 dropped", "realtime"),
+        ("did the price of the galaxy s24 change", "realtime"),
+        ("小米14价格变了吗", "realtime"),
+        # A used or refurbished item is priced by the market.
+        ("小米14 二手 多少钱", "realtime"),
+        ("refurbished galaxy s24 price", "realtime"),
+        ("官翻的 S24 价格", "realtime"),
+        # A price in another market is not the catalog's.
+        ("galaxy s24 price in japan", "unknown_product"),
+        ("xiaomi 14 uk price", "unknown_product"),
+        ("小米14 香港多少钱", "unknown_product"),
+        ("S24 美国价格", "unknown_product"),
     ],
 )
-def test_is_it_better_to_asks_for_advice(extractor: SemanticExtractor, text: str) -> None:
-    assert _intent(extractor, text) == "recommend"
-
-
-@pytest.mark.parametrize(
-    "text", ["小米14 黑色星期五 多少钱", "小米14 年货节 价格", "小米14 双12 多少钱"]
-)
-def test_shopping_festivals_date_a_price(extractor: SemanticExtractor, text: str) -> None:
-    assert _intent(extractor, text) == "predict"
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "has the price of the xiaomi 14 dropped",
-        "did the price of the galaxy s24 change",
-        "小米14价格变了吗",
-    ],
-)
-def test_a_price_change_asked_is_realtime(extractor: SemanticExtractor, text: str) -> None:
-    assert _intent(extractor, text) == "realtime"
-
-
-@pytest.mark.parametrize(
-    "text", ["小米14 二手 多少钱", "refurbished galaxy s24 price", "官翻的 S24 价格"]
-)
-def test_a_used_or_refurbished_item_is_priced_by_the_market(
-    extractor: SemanticExtractor, text: str
+def test_advice_dates_markets_and_price_changes(
+    extractor: SemanticExtractor, text: str, intent: str
 ) -> None:
-    assert _intent(extractor, text) == "realtime"
-
-
-@pytest.mark.parametrize(
-    "text", ["galaxy s24 price in japan", "xiaomi 14 uk price", "小米14 香港多少钱", "S24 美国价格"]
-)
-def test_a_price_in_another_market_is_not_the_catalogs(
-    extractor: SemanticExtractor, text: str
-) -> None:
-    assert _intent(extractor, text) == "unknown_product"
+    assert _intent(extractor, text) == intent
