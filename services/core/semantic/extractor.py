@@ -931,10 +931,8 @@ class SemanticExtractor:
         attribute word and no higher bypass, whose ``intent`` cues are either a future
         time of the asker's own plans (a first-person clause: 我下周要出差) or, for a
         comparison, a degree adverb before an adjective (车库比较窄: "fairly narrow")."""
-        clauses = _clauses(gate_text)
-        if not 2 <= len(clauses) <= _MAX_SITUATION_CLAUSES or not any(
-            PRODUCT_MASK in gate_text[s:e] or UNKNOWN_MASK in gate_text[s:e] for s, e in clauses
-        ):
+        clauses = _situation_clauses(gate_text)
+        if clauses is None:
             return None
         cues = self._gate.hits(intent, gate_text, boundaries)
         worded = attribute_words()
@@ -959,7 +957,7 @@ class SemanticExtractor:
                 )
             ):
                 continue
-            local = frozenset(b - start for b in boundaries if start <= b <= end) | {0, len(clause)}
+            local = _clause_boundaries(boundaries, start, end)
             alone = self._gate.first_bypass(clause, local, {})
             if alone is None or alone[0] != intent:
                 continue  # a personal or real-time cue in the clause still counts
@@ -1000,10 +998,8 @@ class SemanticExtractor:
         (上次去试驾没太注意: a past time opens the clause, which asks nothing and names no
         product or attribute), when another clause names the product: their real-time
         cues are history, not the moment asked about."""
-        clauses = _clauses(gate_text)
-        if not 2 <= len(clauses) <= _MAX_SITUATION_CLAUSES or not any(
-            PRODUCT_MASK in gate_text[s:e] or UNKNOWN_MASK in gate_text[s:e] for s, e in clauses
-        ):
+        clauses = _situation_clauses(gate_text)
+        if clauses is None:
             return None
         cues = self._gate.hits("realtime", gate_text, boundaries)
         worded = attribute_words()
@@ -1020,7 +1016,7 @@ class SemanticExtractor:
                 or any(start < h.end and h.start < end for h in worded)
             ):
                 continue
-            local = frozenset(b - start for b in boundaries if start <= b <= end) | {0, len(clause)}
+            local = _clause_boundaries(boundaries, start, end)
             rest = _blank_spans(clause, [(h.start - start, h.end - start) for h in inside])
             if self._gate.first_bypass(rest, local, {}) is not None:
                 continue  # another cue of the clause still counts
@@ -1393,6 +1389,22 @@ _PAST_TIME = re.compile(
     r"\s*(?:上次|上回|那次|那天|之前|以前|前几天|前阵子|去年|上个月|上周|上礼拜"
     r"|last time|the other day|last (?:week|month|year))"
 )
+
+
+def _situation_clauses(gate_text: str) -> list[tuple[int, int]] | None:
+    """The clauses of a question that may tell the asker's situation beside the one that
+    asks: a few of them, one naming a product; None otherwise."""
+    clauses = _clauses(gate_text)
+    if not 2 <= len(clauses) <= _MAX_SITUATION_CLAUSES or not any(
+        PRODUCT_MASK in gate_text[s:e] or UNKNOWN_MASK in gate_text[s:e] for s, e in clauses
+    ):
+        return None
+    return clauses
+
+
+def _clause_boundaries(boundaries: frozenset[int], start: int, end: int) -> frozenset[int]:
+    """The word boundaries of the clause ``start:end``, counted from its start."""
+    return frozenset(b - start for b in boundaries if start <= b <= end) | {0, end - start}
 
 
 def _dismisses(text: str, start: int, end: int) -> bool:
