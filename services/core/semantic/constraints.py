@@ -209,11 +209,10 @@ class ConstraintResolver:
         open_keys: list[str] = []
         # "各版本价格", "all storage options": every variant is asked, so the variant word
         # the quantifier governs hints at none; hints elsewhere still count.
-        hint_text = (
-            text
-            if _SAMENESS.search(text)  # 不同版本价格一样吗: the variants are compared
-            else _ALL_VARIANTS.sub(lambda m: " " * len(m.group()), text)
-        )
+        # 不同版本价格一样吗 compares the variants: nothing is blanked then.
+        hint_text = text
+        for start, end in quantified_variant_spans(text):
+            hint_text = f"{hint_text[:start]}{' ' * (end - start)}{hint_text[end:]}"
         for key, offered in sorted(varying.items()):
             stated = reading.values.get(key)
             if stated:
