@@ -6,7 +6,9 @@ hue, the question is about a variant the catalog does not describe. Hues and the
 for them are the lexicon's ``colour_hues`` (general facts of the languages); which hues a
 product has comes from its own ``colors`` spec, read with the same words (南糯紫 Purple is
 purple), so a listed colour is never ruled out. A question that asks the colours
-themselves ("有紫色吗") is left to the attribute it asks.
+themselves ("有紫色吗") is left to the attribute it asks. Words that hold a hue's
+character but name no hue (the lexicon's ``hueless_words``: 金属 is metal, so 钛金属 is not
+gold) are left out of a product's colours before they are read.
 """
 
 from __future__ import annotations
@@ -41,7 +43,10 @@ class ListedColours:
     none of them has is a colour it is not sold in."""
 
     def __init__(
-        self, hues: Mapping[str, Sequence[str]], specs: Mapping[str, Mapping[str, Any]]
+        self,
+        hues: Mapping[str, Sequence[str]],
+        specs: Mapping[str, Mapping[str, Any]],
+        hueless_words: Iterable[str] = (),
     ) -> None:
         listed = {hue: _hue_pattern(forms, spoken=False) for hue, forms in hues.items()}
         self._spoken = {hue: _hue_pattern(forms, spoken=True) for hue, forms in hues.items()}
@@ -52,6 +57,8 @@ class ListedColours:
             if isinstance(values, str) or not isinstance(values, Sequence) or not values:
                 continue
             text = " ".join(str(v) for v in values).lower()
+            for word in hueless_words:
+                text = text.replace(word.lower(), " ")
             self._hues[product_id] = frozenset(h for h, p in listed.items() if p.search(text))
 
     def unlisted(

@@ -364,6 +364,7 @@ class SemanticExtractor:
                 for hue, words in lexicon_doc.get("colour_hues", {}).items()
             },
             specs,
+            [str(w) for w in lexicon_doc.get("hueless_words", [])],
         )
         self._note_variants = NoteVariants(
             {

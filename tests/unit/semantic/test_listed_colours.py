@@ -55,3 +55,11 @@ def test_listed_and_asked_colours_keep_their_key(
     extractor: SemanticExtractor, question: str, cid: str
 ) -> None:
     assert _key(extractor, question) == cid
+
+
+def test_a_word_that_holds_a_hue_character_but_names_none_gives_no_hue() -> None:
+    # 钛金属 is titanium metal, not gold: a gold one of this phone is not listed.
+    specs = {"phone": {"colors": {"value": ["原色钛金属 Natural Titanium"]}}}
+    colours = ListedColours(HUES, specs, ["金属"])
+    assert colours.unlisted("phone", "phone 金色 多少钱", lambda: [(0, 5)]) == "gold"
+    assert ListedColours(HUES, specs).unlisted("phone", "phone 金色", lambda: [(0, 5)]) is None

@@ -79,3 +79,46 @@ def test_a_relatives_household_or_employers_device_is_personal(
 
 def test_a_bare_demonstrative_is_no_owner(extractor: SemanticExtractor) -> None:
     assert decided_cid(extractor, "那台 小米14 多重") == "xiaomi_14|weight|"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much storage does the Galaxy S24 sitting on my nightstand have",
+        "the Model 3 in our carport, what's the range",
+        "我书房里那台MacBook Air M3多重",
+        "我们家车位上的比亚迪汉续航多少",
+        "家里的小米14充电功率多少",
+    ],
+)
+def test_a_product_kept_at_the_askers_place_is_theirs(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "personal"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "my uncle handed me his old Galaxy S24, what's the refresh rate",
+        "we were issued MacBook Air M3s at work, how heavy are they",
+        "表哥送了我一副AirPods Pro 2，续航多久",
+    ],
+)
+def test_a_product_given_to_the_asker_is_theirs(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "personal"
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        ("can you give me the weight of the Galaxy S24", "samsung_galaxy_s24|weight|"),
+        ("比亚迪汉续航多少", "byd_han|range|"),
+    ],
+)
+def test_asking_to_be_given_an_answer_is_no_ownership(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert decided_cid(extractor, question) == cid

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from services.core.semantic.extractor import SemanticExtractor
-from tests.unit.semantic.decisions import decided_cid
+from tests.unit.semantic.decisions import decided_bypass, decided_cid
 
 
 @pytest.mark.parametrize(
@@ -40,3 +40,19 @@ def test_variants_asked_to_be_alike_are_compared_not_listed(
     extractor: SemanticExtractor,
 ) -> None:
     assert decided_cid(extractor, "三星S24 Ultra各版本的价格都一样吗") is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "小米14各存储版本续航相同吗",  # the quantified variant word is an attribute cue too
+        "MacBook Air M3 所有配置重量一样吗",
+        "Galaxy S24 不同配色价格一样吗",
+        "is the weight the same across all the MacBook Air M3 configurations",
+        "do all capacities of the Xiaomi 14 cost the same",
+    ],
+)
+def test_a_sameness_question_over_all_variants_is_a_comparison(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "compare"
