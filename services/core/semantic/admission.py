@@ -409,9 +409,9 @@ def _present_described(hit: Hit, context: CueContext) -> bool:
 
 
 #: A purchase verb right after a time word (下个月买, 明年去提): the time is when the asker
-#: buys, not something the product will do.
+#: buys, not something the product will do (换代 is the product's generation changing).
 _BUYS_THEN = re.compile(
-    r"\s*(?:再|就|要|去|来|才|准备|打算)?\s*(?:买|提车|提|换|入手|入|下单|购买|购入|订购|订|预订|拿)"
+    r"\s*(?:再|就|要|去|来|才|准备|打算)?\s*(?:买|提车|提|换(?!代)|入手|入|下单|购买|购入|订购|订|预订|拿)"
 )
 #: An English purchase plan of the asker's: "i'm planning to buy", "we want to get".
 _PURCHASE_PLAN = re.compile(

@@ -19,8 +19,16 @@ from typing import Any
 
 __all__ = ["ListedColours"]
 
-#: What may stand between a name and its colour: a space, 的, an edition word.
+#: What may stand between a name and its colour: a space, 的, an edition word; after the
+#: name, also the modifier a Chinese colour word opens with (天青色, 深海蓝色), which is no
+#: function character (有紫色吗 asks, 是紫色吗 confirms).
 _BESIDE = re.compile(r"[\s的版款色]*")
+_BESIDE_MODIFIED = re.compile(
+    r"[\s的版款色]*[^\W\d_a-z有是没不要的了吗呢和与或还也都就很太多少几这那哪啥么一个种][^\W\d_a-z的了吗呢]?"
+)
+#: A catalog colour built as a modifier and a hue character (钛灰, 雅川青): the modifier,
+#: which names the product's colours with other hues too (钛蓝 is a blue in that line).
+_STEM_AND_HUE = re.compile(r"([\u4e00-\u9fff]{1,2}?)([\u4e00-\u9fff])色?")
 #: How far a colour may sit from the name, in characters.
 _REACH = 4
 
@@ -38,6 +46,23 @@ def _hue_pattern(forms: Iterable[str], *, spoken: bool) -> re.Pattern[str]:
     return re.compile("|".join(parts) if parts else r"(?!)")
 
 
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(map(re.escape, words))
+
+
+def _stems(values: Sequence[Any], hue_characters: Mapping[str, Sequence[str]]) -> list[str]:
+    """The modifiers of a product's Chinese colour names built as a modifier and a hue
+    character (钛灰, 钛黑 → 钛)."""
+    characters = {c for chars in hue_characters.values() for c in chars}
+    stems = set()
+    for value in values:
+        chinese = str(value).split()[0] if str(value).split() else ""
+        match = _STEM_AND_HUE.fullmatch(chinese)
+        if match is not None and match.group(2) in characters:
+            stems.add(match.group(1))
+    return sorted(stems, key=len, reverse=True)
+
+
 class ListedColours:
     """product id → the hues its listed colours have; a hue named beside its name that
     none of them has is a colour it is not sold in."""
@@ -51,6 +76,12 @@ class ListedColours:
         listed = {hue: _hue_pattern(forms, spoken=False) for hue, forms in hues.items()}
         self._spoken = {hue: _hue_pattern(forms, spoken=True) for hue, forms in hues.items()}
         self._hues: dict[str, frozenset[str]] = {}
+        self._stemmed: dict[str, dict[str, re.Pattern[str]]] = {}
+        hue_characters = {
+            hue: [f for f in forms if len(f) == 1 and not f.isascii()]
+            for hue, forms in hues.items()
+        }
+        hue_characters = {hue: chars for hue, chars in hue_characters.items() if chars}
         for product_id, product_specs in specs.items():
             colours = product_specs.get("colors")
             values = colours.get("value") if isinstance(colours, Mapping) else None
@@ -60,6 +91,12 @@ class ListedColours:
             for word in hueless_words:
                 text = text.replace(word.lower(), " ")
             self._hues[product_id] = frozenset(h for h, p in listed.items() if p.search(text))
+            stems = _stems(values, hue_characters)
+            if stems:
+                self._stemmed[product_id] = {
+                    hue: re.compile(f"(?:{_alternatives(stems)})(?:{_alternatives(chars)})")
+                    for hue, chars in hue_characters.items()
+                }
 
     def unlisted(
         self,
@@ -73,9 +110,10 @@ class ListedColours:
         has = self._hues.get(product_id or "")
         if has is None:
             return None
+        stemmed = self._stemmed.get(product_id or "", {})
         named = [
             (hue, match.span())
-            for hue, pattern in self._spoken.items()
+            for hue, pattern in (*self._spoken.items(), *stemmed.items())
             if hue not in has
             for match in pattern.finditer(norm)
         ]
@@ -90,9 +128,11 @@ class ListedColours:
     @staticmethod
     def _beside(norm: str, colour: tuple[int, int], mention: tuple[int, int]) -> bool:
         if mention[1] <= colour[0]:
-            gap = norm[mention[1] : colour[0]]
+            gap, beside = norm[mention[1] : colour[0]], _BESIDE_MODIFIED
         elif colour[1] <= mention[0]:
-            gap = norm[colour[1] : mention[0]]
+            gap, beside = norm[colour[1] : mention[0]], _BESIDE
         else:
             return False
-        return len(gap) <= _REACH and _BESIDE.fullmatch(gap) is not None
+        return len(gap) <= _REACH and (
+            _BESIDE.fullmatch(gap) is not None or beside.fullmatch(gap) is not None
+        )

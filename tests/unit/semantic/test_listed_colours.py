@@ -63,3 +63,15 @@ def test_a_word_that_holds_a_hue_character_but_names_none_gives_no_hue() -> None
     colours = ListedColours(HUES, specs, ["金属"])
     assert colours.unlisted("phone", "phone 金色 多少钱", lambda: [(0, 5)]) == "gold"
     assert ListedColours(HUES, specs).unlisted("phone", "phone 金色", lambda: [(0, 5)]) is None
+
+
+def test_a_modifier_and_a_hue_is_a_colour_word_and_a_catalog_stem_names_its_line() -> None:
+    hues = {**HUES, "blue": ["蓝", "blue"], "grey": ["灰", "grey"]}
+    specs = {"phone": {"colors": {"value": ["钛灰 Titanium Grey", "钛黑 Titanium Black"]}}}
+    colours = ListedColours(hues, specs)
+    # 钛蓝 is a blue in the line the catalog names 钛灰 and 钛黑; 钛灰 is listed.
+    assert colours.unlisted("phone", "phone 钛蓝 多少钱", lambda: [(0, 5)]) == "blue"
+    assert colours.unlisted("phone", "phone 钛灰 多少钱", lambda: [(0, 5)]) is None
+    # 天蓝色 opens with a modifier; 有蓝色吗 asks whether there is one.
+    assert colours.unlisted("phone", "phone 天蓝色 多少钱", lambda: [(0, 5)]) == "blue"
+    assert colours.unlisted("phone", "phone 有蓝色吗", lambda: [(0, 5)]) is None

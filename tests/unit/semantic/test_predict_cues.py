@@ -193,3 +193,18 @@ def test_future_questions_are_predict(extractor: SemanticExtractor, question: st
 )
 def test_present_questions_keep_a_fingerprint(extractor: SemanticExtractor, question: str) -> None:
     assert isinstance(extractor.decide(question), Fingerprint), extractor.decide(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "下半年换代的 MacBook Air M3 重量多少",  # 换代: the product's generation, no purchase
+        "以后 Watch GT 4 有可能加入血压功能吗",
+        "质保有没有可能改成三年",
+        "Galaxy S24 会恢复充电器随盒吗",
+    ],
+)
+def test_a_generation_change_or_a_possible_change_looks_ahead(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert _intent(extractor, question) == "predict"

@@ -120,3 +120,21 @@ def test_only_present_time() -> None:
     assert only_present_time([Hit("realtime", 0, 2, "现在"), Hit("realtime", 5, 8, "now")])
     assert not only_present_time([Hit("realtime", 0, 2, "现在"), Hit("realtime", 3, 5, "有货")])
     assert not only_present_time([])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Model 3 落地价大概多少",  # on the road: taxes and fees of the place and day
+        "what's the on the road price of a Model 3",
+        "小米14 白色还能下单吗",
+        "AirPods Pro 2 现在跌到多少了",
+        "MacBook Air M3 已经降了多少",
+    ],
+)
+def test_an_on_the_road_price_an_open_order_or_a_price_fall_is_the_moment(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass)
+    assert decision.intent == "realtime"

@@ -89,3 +89,22 @@ def test_time_elapsed_since_the_askers_own_purchase_is_personal(
 
 def test_a_period_after_receipt_in_the_rules_stays_a_policy(extractor: SemanticExtractor) -> None:
     assert decided_cid(extractor, "收到后7天内可以退吗") == "null|return_policy|"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "前天签收的货屏幕有划痕，怎么换",
+        "收到的手表表带断了能退吗",
+        "拿到的快递外包装破了还能七天无理由吗",
+        "the watch that arrived this morning won't pair, can I return it",
+    ],
+)
+def test_an_item_the_asker_received_is_their_order(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "personal"
+
+
+def test_receipt_in_a_policy_rule_is_no_event(extractor: SemanticExtractor) -> None:
+    assert decided_cid(extractor, "签收后可以7天无理由退货吗") == "null|return_policy|"

@@ -1,0 +1,46 @@
+"""Asking how a product will feel to use, whether the asker needs to bring something, or
+(in chat slang) whether to go for it is asking for an opinion; a question that also asks
+the value itself keeps the value's key. Questions written for these tests, not taken from
+any labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from tests.unit.semantic.decisions import decided_bypass, decided_cid
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Galaxy S24 Ultra 这么大，单手玩游戏会很累吗",
+        "MacBook Air M3 没有风扇，剪视频会卡吗",
+        "小米14 充电 90W 会烫手吗",
+        "Watch GT 4 戴着睡觉硌不硌，压手不压手",
+        "X1 Carbon 出差一周需要带充电器吗",
+        "AirPods Pro 2 降噪这么强，还能冲吗",
+        "does the Galaxy S24 Ultra get too heavy for a small hand",
+    ],
+)
+def test_asking_how_it_will_feel_or_whether_to_go_for_it_is_advice(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "recommend"
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        ("Galaxy S24 Ultra 多重，拿久了累不累", "samsung_galaxy_s24_ultra|weight|"),
+        (
+            "how heavy is the Galaxy S24 Ultra, does it feel heavy",
+            "samsung_galaxy_s24_ultra|weight|",
+        ),
+        ("X1 Carbon 包装里带充电器吗", "thinkpad_x1_carbon|in_box|"),
+    ],
+)
+def test_the_value_asked_beside_the_feeling_keeps_its_key(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert decided_cid(extractor, question) == cid
