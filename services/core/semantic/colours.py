@@ -26,6 +26,8 @@ _BESIDE = re.compile(r"[\s的版款色]*")
 _BESIDE_MODIFIED = re.compile(
     r"[\s的版款色]*[^\W\d_a-z有是没不要的了吗呢和与或还也都就很太多少几这那哪啥么一个种][^\W\d_a-z的了吗呢]?"
 )
+#: "the iPhone in gold": the colour a product comes in, after its name.
+_IN_COLOUR = re.compile(r"\s+in\s+(?:the\s+)?(?:colou?r\s+)?")
 #: A catalog colour built as a modifier and a hue character (钛灰, 雅川青): the modifier,
 #: which names the product's colours with other hues too (钛蓝 is a blue in that line).
 _STEM_AND_HUE = re.compile(r"([\u4e00-\u9fff]{1,2}?)([\u4e00-\u9fff])色?")
@@ -133,6 +135,8 @@ class ListedColours:
             gap, beside = norm[colour[1] : mention[0]], _BESIDE
         else:
             return False
+        if beside is _BESIDE_MODIFIED and _IN_COLOUR.fullmatch(gap) is not None:
+            return True
         return len(gap) <= _REACH and (
             _BESIDE.fullmatch(gap) is not None or beside.fullmatch(gap) is not None
         )

@@ -381,3 +381,19 @@ def test_advice_dates_markets_and_price_changes(
     extractor: SemanticExtractor, text: str, intent: str
 ) -> None:
     assert _intent(extractor, text) == intent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Korean-market Galaxy S24 weight",
+        "港版 iPhone 16 多少钱",
+        "global edition Xiaomi 14 storage",
+    ],
+)
+def test_a_version_for_another_market_is_not_in_the_catalog(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    decision = extractor.decide(text)
+    assert isinstance(decision, Bypass)
+    assert decision.intent == "unknown_product"

@@ -44,3 +44,18 @@ def test_the_value_asked_beside_the_feeling_keeps_its_key(
     extractor: SemanticExtractor, question: str, cid: str
 ) -> None:
     assert decided_cid(extractor, question) == cid
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is 256GB on the Xiaomi 14 enough for a heavy gamer",
+        "does it make sense to get the AirPods Pro 2 for running",
+        "is the Watch GT 4 a smart buy for a teenager",
+        "the Galaxy S24 Ultra at 232 g, is it uncomfortable in a jacket pocket",
+        "Model Y 的百公里电耗算高吗",
+        "MacBook Air M3 的屏幕算不算大",
+    ],
+)
+def test_judging_a_value_or_a_choice_is_advice(extractor: SemanticExtractor, question: str) -> None:
+    assert decided_bypass(extractor, question) == "recommend"

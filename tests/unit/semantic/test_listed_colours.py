@@ -75,3 +75,11 @@ def test_a_modifier_and_a_hue_is_a_colour_word_and_a_catalog_stem_names_its_line
     # 天蓝色 opens with a modifier; 有蓝色吗 asks whether there is one.
     assert colours.unlisted("phone", "phone 天蓝色 多少钱", lambda: [(0, 5)]) == "blue"
     assert colours.unlisted("phone", "phone 有蓝色吗", lambda: [(0, 5)]) is None
+
+
+def test_the_colour_a_product_comes_in_follows_in() -> None:
+    colours = ListedColours(HUES, SPECS)
+    assert (
+        colours.unlisted("buds", "how heavy are the buds in purple", lambda: [(18, 22)]) == "purple"
+    )
+    assert colours.unlisted("phone", "the phone in purple", lambda: [(4, 9)]) is None

@@ -121,3 +121,51 @@ def test_still_personal(extractor: SemanticExtractor, question: str) -> None:
     decision = extractor.decide(question)
     assert isinstance(decision, Bypass), decision
     assert decision.intent == "personal"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "which colour did we order on the Galaxy S24, can you check",  # the asker's own choice
+        "was I charged for shipping on the MacBook Air M3",
+        "please resend the Xiaomi 14 invoice",  # resending: an invoice already issued
+        "Bought the Watch GT 4 for my run club, the strap is loose, exchange?",
+        "the charger from yesterday's delivery is missing",
+        "this order of two AirPods Pro 2, when does it ship",
+        "it has been three weeks since the laptop came, is it still under warranty",
+        "the Galaxy S24 payment got declined, which cards do you take",
+    ],
+)
+def test_the_askers_own_order_in_english_without_my_is_personal(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert _intent(extractor, text) == "personal"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "签收的时候盒子就瘪了，里面的小米14能换吗",
+        "AirPods Pro 2 这单发票能开公司抬头吗",
+        "刚换完屏的 Galaxy S24 续航变差",
+        "X1 Carbon 发热好严重，正常吗",
+    ],
+)
+def test_the_askers_own_order_or_device_state_in_chinese_is_personal(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert _intent(extractor, text) == "personal"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "opened the box already, can the Xiaomi 14 still be returned?",
+        "do I need to pay for shipping",
+        "签收时发现破损可以拒收吗",
+    ],
+)
+def test_policy_questions_about_any_order_are_not_the_askers_own(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert _intent(extractor, text) != "personal"

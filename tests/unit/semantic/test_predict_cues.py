@@ -208,3 +208,17 @@ def test_a_generation_change_or_a_possible_change_looks_ahead(
     extractor: SemanticExtractor, question: str
 ) -> None:
     assert _intent(extractor, question) == "predict"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is One UI 7 coming to it, the Galaxy S24",
+        "Model 3 的续航以后 OTA 一下能提升吗",
+        "Apple Watch Series 9 还会上新表带颜色吗",
+    ],
+)
+def test_an_update_coming_a_later_gain_or_new_stock_lines_look_ahead(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert _intent(extractor, question) == "predict"
