@@ -284,6 +284,24 @@ class SemanticExtractor:
                 for form in forms
             ],
         )
+        # "苹果15那个plus版本", "the Xiaomi 14, the ultra edition": a variant word with an
+        # edition head, apart from the name; of another variant than the name's, it is
+        # another model (or none), not the product named.
+        detached = sorted(
+            (w for w in self._products.variant_words if w.isascii() and len(w) >= 2),
+            key=len,
+            reverse=True,
+        )
+        self._detached_variant = re.compile(
+            rf"(?<![a-z0-9])({'|'.join(map(re.escape, detached))})\s*"
+            r"(?:版本|版|款|versions?|editions?|models?|one)(?![a-z])"
+            if detached
+            else r"(?!)"
+        )
+        self._name_words = {
+            e.product_id: frozenset(w for n in e.names for w in re.findall(r"[a-z]+", n.lower()))
+            for e in entries
+        }
         self._other_brands = PhraseSet(
             (self._normaliser.normalise(b), "other") for b in policy.other_brands
         )
@@ -1113,6 +1131,25 @@ class SemanticExtractor:
             return Bypass("unknown_product", f"a {hue} colour the catalog does not list")
         return None
 
+    def _variant_apart(self, product: str | None, norm: str, scan: ProductScan) -> str | None:
+        """A variant word with an edition head that stands apart from every mention of
+        ``product`` and is no word of its names ("苹果15那个plus版本"), or None."""
+        if product is None:
+            return None
+        own = self._name_words.get(product, frozenset())
+        for match in self._detached_variant.finditer(norm):
+            if set(match.group(1).split()) <= own:
+                continue
+            start, end = match.span(1)
+            # Inside a mention, or right after one ("iphone 15 pro版"): part of the name.
+            if not any(
+                (m.start < end and start < m.end)
+                or (m.end <= start and not norm[m.end : start].strip())
+                for m in scan.products
+            ):
+                return match.group(1)
+        return None
+
     def _decide_scanned(
         self,
         norm: str,
@@ -1271,6 +1308,9 @@ class SemanticExtractor:
         unsold = self._unsold_variant(product, attribute, norm, scan)
         if unsold is not None:
             return unsold, False, ()
+        apart = self._variant_apart(product, norm, scan)
+        if apart is not None:
+            return NoFingerprint(f"the variant {apart!r} named apart from the name"), False, ()
         constraint_choice = self._constraints.choose(
             reading,
             attribute,

@@ -679,6 +679,11 @@ class ProductMatcher:
             key=lambda item: -len(item[0]),
         )
 
+    @property
+    def variant_words(self) -> frozenset[str]:
+        """The words that name a variant after a model's name (pro, plus, ultra …)."""
+        return self._variant_words
+
     def _reordered(self, tokens: Sequence[Token], start: int) -> tuple[Mention, int] | None:
         """A run of name words from tokens[start] (fillers such as 的 between them) that
         holds exactly the words of one product's name in another order; several

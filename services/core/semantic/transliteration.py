@@ -20,6 +20,11 @@ from itertools import pairwise
 from pypinyin import Style, lazy_pinyin
 
 _CJK_RUN = re.compile(r"(?<=[0-9a-z])\s?([\u4e00-\u9fff]+)")
+#: A run before an edition head after a demonstrative or 的 (那个普拉斯版本): a variant
+#: word named apart from the model's name, read as it sounds like one after the name.
+_EDITION_RUN = re.compile(
+    r"(?<=[那这的个])((?:(?![那这的个])[\u4e00-\u9fff]){2,4}?)(?=\s?(?:版|款))"
+)
 _MAX_WINDOW = 4
 #: 加 right after a model number, not before another number: the spoken "+".
 _PLUS_READ = re.compile(r"(?<=\d)\s?加(?!\s?\d)")
@@ -143,9 +148,24 @@ class Transliterator:
             text = _PLUS_READ.sub(self._replace_plus, text)
         if self._series_run is not None:
             text = self._series_run.sub(self._replace_series, text)
+        if self._by_skeleton and ("版" in text or "款" in text):
+            text = _EDITION_RUN.sub(self._replace_edition_run, text)
         if not (self._by_skeleton or self._nicknames) or not _CJK_RUN.search(text):
             return text
         return _CJK_RUN.sub(self._replace_run, text)
+
+    def _replace_edition_run(self, match: re.Match[str]) -> str:
+        # Only a run that reads whole as variant words (普拉斯, 普罗麦克斯); 加大 stays.
+        run = match.group(1)
+        words: list[str] = []
+        index = 0
+        while index < len(run):
+            word = self._word_at(run, index)
+            if word is None:
+                return run
+            words.append(word[0])
+            index += word[1]
+        return " " + " ".join(words)
 
     def _replace_plus(self, match: re.Match[str]) -> str:
         # 加 is how "+" is read: 24加 is the S24+. A dictionary word it starts (加价,
