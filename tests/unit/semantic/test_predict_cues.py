@@ -222,3 +222,11 @@ def test_an_update_coming_a_later_gain_or_new_stock_lines_look_ahead(
     extractor: SemanticExtractor, question: str
 ) -> None:
     assert _intent(extractor, question) == "predict"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Galaxy S24 的售价能保持多久", "小米14 这个价格能维持多久"],
+)
+def test_how_long_a_price_holds_looks_ahead(extractor: SemanticExtractor, question: str) -> None:
+    assert _intent(extractor, question) == "predict"

@@ -138,3 +138,15 @@ def test_an_on_the_road_price_an_open_order_or_a_price_fall_is_the_moment(
     decision = extractor.decide(question)
     assert isinstance(decision, Bypass)
     assert decision.intent == "realtime"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["MacBook Air M3 教育价多少", "Galaxy S24 员工价是多少", "employee price for the Xiaomi 14"],
+)
+def test_a_price_for_a_group_of_buyers_is_a_discount_of_the_moment(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass)
+    assert decision.intent == "realtime"
