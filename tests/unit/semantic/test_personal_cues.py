@@ -10,6 +10,7 @@ import pytest
 from services.core.semantic.extractor import SemanticExtractor
 from services.core.semantic.fingerprint import Bypass
 from tests.unit.semantic.decisions import decided_bypass as _intent
+from tests.unit.semantic.decisions import decided_cid as _key
 
 
 @pytest.mark.parametrize(
@@ -169,3 +170,32 @@ def test_policy_questions_about_any_order_are_not_the_askers_own(
     extractor: SemanticExtractor, text: str
 ) -> None:
     assert _intent(extractor, text) != "personal"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Galaxy S24 Ultra 摔了一下屏幕裂了，保修管吗",
+        "MacBook Air M3 一直重启，能换新吗",
+        "the Watch GT 4 stopped charging overnight, warranty?",
+        "Xiaomi 14 keeps overheating, is that covered",
+        "we've had the BYD Han for two years, what does the battery warranty cover",
+    ],
+)
+def test_a_fault_of_a_named_product_or_years_of_having_it_is_the_askers_device(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert _intent(extractor, text) == "personal"
+
+
+@pytest.mark.parametrize(
+    ("text", "cid"),
+    [
+        ("如果 Galaxy S24 Ultra 屏幕碎了保修吗", "samsung_galaxy_s24_ultra|warranty|"),
+        ("坏了去哪修", "null|after_sales_service|"),
+    ],
+)
+def test_a_fault_supposed_or_of_no_product_is_a_policy_question(
+    extractor: SemanticExtractor, text: str, cid: str
+) -> None:
+    assert _key(extractor, text) == cid
