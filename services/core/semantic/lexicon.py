@@ -133,8 +133,9 @@ def standard_forms(word: str) -> tuple[str, ...]:
     return (*american_spellings(word), *expanded)
 
 
-#: Colloquial Chinese words and the written word they stand for (啥 is 什么 in chat).
-COLLOQUIAL = (("什么", "啥"),)
+#: Written words and the colloquial or dialect ones shoppers write for them (啥 for 什么;
+#: 俺, northern dialect, for 我).
+COLLOQUIAL = (("什么", "啥"), ("我", "俺"))
 
 
 def _abbreviated(phrases: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -42,3 +42,8 @@ def test_the_short_price_word_keeps_bypass_cues(
     extractor: SemanticExtractor, text: str, intent: str
 ) -> None:
     assert decided_bypass(extractor, text) == intent
+
+
+@pytest.mark.parametrize("question", ["俺订的 Galaxy S24 啥时候发货", "俺买的手表能退不"])
+def test_the_dialect_first_person_is_the_asker(extractor: SemanticExtractor, question: str) -> None:
+    assert decided_bypass(extractor, question) == "personal"

@@ -230,3 +230,8 @@ def test_an_update_coming_a_later_gain_or_new_stock_lines_look_ahead(
 )
 def test_how_long_a_price_holds_looks_ahead(extractor: SemanticExtractor, question: str) -> None:
     assert _intent(extractor, question) == "predict"
+
+
+@pytest.mark.parametrize("question", ["galaxy s24 price cut soon?", "xiaomi 14 cheaper soon"])
+def test_a_price_cut_soon_looks_ahead(extractor: SemanticExtractor, question: str) -> None:
+    assert _intent(extractor, question) == "predict"
