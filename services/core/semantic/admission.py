@@ -460,8 +460,9 @@ _ASKER_CLAUSE = re.compile(
 #: What ends a clause: punctuation, or a space between Chinese words (chat writes clauses
 #: apart by spaces).
 _CLAUSE_END = re.compile(r"[.,;:?!，。；：？！]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
-#: A question word or particle: the clause asks something itself.
-_ASKS = re.compile(r"[吗么呢?？]|什么|多少|几|哪|怎么|会不会|\b(?:will|what|how|when|which)\b")
+#: A question word or particle: the clause asks something itself (几, but not the
+#: approximate numerals 十几, 好几: "ten-odd", "several").
+_ASKS = re.compile(r"[吗么呢?？]|什么|多少|(?<![好十])几|哪|怎么|会不会|\b(?:will|what|how|when|which)\b")
 #: A modal or auxiliary that opens an English main clause after "if …" ("if i buy it, will
 #: it …"): the conditional clause ends before it.
 _MAIN_CLAUSE = re.compile(r"\b(?:will|would|can|could|does|do|is|are|should|what|how)\b")
@@ -530,6 +531,71 @@ def only_present_described(hits: Sequence[Hit], context: CueContext) -> bool:
     )
 
 
+#: Recent-time words that may date what someone has been doing (最近在看…, 这段时间在考虑…).
+_RECENT_TIME = frozenset(("最近", "近期", "这几天", "这段时间", "这阵子", "前阵子", "前段时间"))
+#: A person opening the clause before the time word: the asker or someone of theirs (我,
+#: 我爸, 我们家, 他, 我女朋友), after a chat filler (就是, 然后).
+_PERSON_LEAD = re.compile(
+    r"\s*(?:就是|然后|其实|那个|嗯)?\s*(?:我|咱|俺|他|她)(?:们)?(?:家)?[\u4e00-\u9fff]{0,3}?\s*$"
+)
+#: What a shopper does over a while: looks at, considers, researches, picks, wants to buy.
+_SHOPPING_ACTIVITY = re.compile(
+    r"\s*(?:一直|都|也|正|还)?(?:在|正在)?\s*(?:看|考虑|关注|研究|纠结|挑|选|了解|琢磨|物色|对比"
+    r"|想买|想换|打算买|打算换|准备买|准备换)"
+)
+
+
+def _dates_activity(hit: Hit, text: str) -> bool:
+    """A recent-time word that dates what a person of the asker's has been doing (我爸最近
+    在看比亚迪汉, 我最近在考虑…): the time of their shopping, in a clause that asks
+    nothing; "最近有优惠吗" and "最近价格多少" ask about the moment."""
+    if hit.text.strip() not in _RECENT_TIME:
+        return False
+    begin, end = _clause_span(text, hit.start, hit.end)
+    return bool(
+        _PERSON_LEAD.fullmatch(text, begin, hit.start)
+        and _SHOPPING_ACTIVITY.match(text, hit.end)
+        and not _ASKS.search(text, begin, end)
+    )
+
+
+def _in_hypothesis(hit: Hit, text: str) -> bool:
+    """Whether ``hit`` stands inside a conditional clause that asks nothing itself (如果拆封
+    了觉得不合适，还能退吗: the asker imagines a case and asks the rule for it); a clause
+    with a question word (如果要拍照哪个合适) or a number (an order, an amount) is not."""
+    begin, end = _clause_span(text, hit.start, hit.end)
+    lead = text[begin : hit.start]
+    conditions = list(_CONDITIONAL.finditer(lead))
+    return bool(
+        conditions
+        and not _MAIN_CLAUSE.search(lead, conditions[-1].end())
+        and not _ASKS.search(text, begin, end)
+        and not any(ch.isdigit() for ch in text[begin:end])
+    )
+
+
+#: A purchase the asker makes, said with its subject (我买了, 我下单, "i buy"): no
+#: possessive, so inside a hypothesis it is an imagined purchase, not an order of theirs.
+_IMAGINED_PURCHASE = re.compile(
+    r"(?:我|咱|俺|\b(?:i|we)\b)\s*(?:买|下单|订|拍|购买|\b(?:buy|bought|order|ordered|purchase)\b)"
+)
+
+
+def only_hypothetical(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every cue stands in a hypothesis of a question that asks an attribute: a
+    personal cue only as a purchase the asker imagines (如果我买了东西没拆封…), any other
+    cue as it stands (如果觉得不合适…还能退吗). "如果我的订单没发货" stays personal."""
+    return bool(hits and context.attribute_hits) and all(
+        _in_hypothesis(h, context.text) for h in hits
+    )
+
+
+def only_imagined_purchase(hits: Sequence[Hit], context: CueContext) -> bool:
+    return only_hypothetical(hits, context) and all(
+        _IMAGINED_PURCHASE.match(h.text.strip()) for h in hits
+    )
+
+
 #: The cues of an intent that a question can carry without meaning it, as a table:
 #: when every cue of the intent the gate found passes its test, the gate is asked again
 #: without that intent (a structural reason, such as two products named, is never read
@@ -541,8 +607,13 @@ SET_ASIDE_TESTS: Mapping[str, Callable[[Sequence[Hit], CueContext], bool]] = Map
         "recommend": lambda hits, context: (
             only_rating_asked(hits, context.text, context.strong_attribute_hits)
             or only_fee_asked(hits, context)
+            or only_hypothetical(hits, context)
         ),
-        "realtime": lambda hits, context: only_set_aside(hits, context.text),
+        "personal": only_imagined_purchase,
+        "realtime": lambda hits, context: (
+            only_set_aside(hits, context.text)
+            or all(_dates_activity(h, context.text) for h in hits)
+        ),
     }
 )
 

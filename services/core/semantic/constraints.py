@@ -49,9 +49,11 @@ class ConstraintChoice:
 #: How far before a constraint value a negation may stand ("charge without a cable").
 _NEGATION_WINDOW = 12
 #: Words right after a value that reject it ("512不够", "256 is not enough"): the value
-#: the asker rules out, negated as a negation before it would.
+#: the asker rules out, negated as a negation before it would. A modal or degree adverb
+#: may stand between (256怕不够用, 256肯定不够, 128g估计太小): it hedges the rejection.
 _REJECTED_AFTER = re.compile(
-    r"\s*(的)?(不够|不行|太小|太少|太贵|不考虑|"
+    r"\s*(的)?(?:怕|肯定|可能|应该|估计|恐怕|绝对|根本|确实|实在|真的|感觉|也|还是|有点|有些)?"
+    r"(不够用|不够|不行|太小|太少|太贵|不考虑|"
     r"(is |are |was |'s )?(not enough|isn't enough|too small|too little|won't do|doesn't cut it))"
 )
 #: Focus and aspect adverbs a negation reaches over ("haven't even / yet / ever opened"):

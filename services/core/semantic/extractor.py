@@ -1138,7 +1138,13 @@ class SemanticExtractor:
             """The attribute vocabulary's hits in ``masked``, read once, by whichever
             step needs them first (the gate's checks and the attribute reading)."""
             if not found:
-                found.append(self._attributes.find(masked, boundaries))
+                found.append(
+                    [
+                        h
+                        for h in self._attributes.find(masked, boundaries)
+                        if not _approximate_numeral(masked, h)
+                    ]
+                )
             return found[0]
 
         product_ids = scan.product_ids
@@ -1401,6 +1407,12 @@ def _situation_clauses(gate_text: str) -> list[tuple[int, int]] | None:
     ):
         return None
     return clauses
+
+
+def _approximate_numeral(text: str, hit: Hit) -> bool:
+    """Whether ``hit`` opens with the 几 of an approximate numeral (十几个小时, 好几天:
+    "ten-odd", "several"): a stated amount, not the question word 几 its phrase asks by."""
+    return hit.text.startswith("几") and hit.start > 0 and text[hit.start - 1] in "十好"
 
 
 def _clause_boundaries(boundaries: frozenset[int], start: int, end: int) -> frozenset[int]:
