@@ -596,20 +596,68 @@ def only_imagined_purchase(hits: Sequence[Hit], context: CueContext) -> bool:
     )
 
 
+#: 帮 before someone of the asker's and a verb of shopping that ends the clause (我在帮我弟
+#: 看, 帮我们部门挑一下): the asker shops on someone's behalf. 帮我查…, 帮我弟买的手机
+#: (a purchase made) and 帮我妈看看订单 (a verb with an object) stay the asker's own case.
+_ON_BEHALF = re.compile(
+    r"帮(?:我|咱)们?[\u4e00-\u9fff]{1,4}?(?:看|选|挑|挑选|物色|参谋|问|买)(?:看|一下|下)?"
+    r"\s*(?:的话|呢|哈|呀|啊)?\s*(?:$|[,，.。?？!！;；])"
+)
+
+
+def only_on_behalf(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every personal cue is the 帮 of shopping for someone else (我在帮我弟看):
+    who the product is for, not an order or an account of the asker's."""
+    return bool(hits and context.attribute_hits) and all(
+        h.text.startswith("帮") and _ON_BEHALF.match(context.text, h.start) for h in hits
+    )
+
+
+#: Reported speech opening a clause: a source that says something (我闺蜜说, 网上都说, 听说,
+#: 网上说法): what others claim, which the asker does not ask.
+_REPORTED = re.compile(
+    r"(?:听说|据说|听人说|说法|(?:网上|网友|有人|别人|大家|人家|他|她|他们|朋友|同事|闺蜜|老公|老婆"
+    r"|媳妇|爸|妈|哥|姐|弟|妹|男朋友|女朋友|对象|室友|评测|博主|店员|销售)(?:都|也|还|一直)?说)"
+)
+
+
+def _reported(hit: Hit, text: str) -> bool:
+    """Whether ``hit`` stands in a clause of reported speech that asks nothing (我闺蜜说那个
+    蓝色特别好看, 网上说法不一样); "你说哪个好看" and "听说…是真的吗" ask."""
+    begin, end = _clause_span(text, hit.start, hit.end)
+    return bool(
+        _REPORTED.search(text, begin, hit.start)
+        and not _ASKS.search(text, begin, end)
+        and text[end : end + 1] not in {"?", "？"}
+    )
+
+
+def only_reported(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every cue is what someone else said, in a question asking an attribute."""
+    return bool(hits and context.attribute_hits) and all(
+        _reported(h, context.text) for h in hits
+    )
+
+
 #: The cues of an intent that a question can carry without meaning it, as a table:
 #: when every cue of the intent the gate found passes its test, the gate is asked again
 #: without that intent (a structural reason, such as two products named, is never read
 #: past).
 SET_ASIDE_TESTS: Mapping[str, Callable[[Sequence[Hit], CueContext], bool]] = MappingProxyType(
     {
-        "compare": only_other_words,
+        "compare": lambda hits, context: (
+            only_other_words(hits, context) or only_reported(hits, context)
+        ),
         "predict": only_present_described,
         "recommend": lambda hits, context: (
             only_rating_asked(hits, context.text, context.strong_attribute_hits)
             or only_fee_asked(hits, context)
             or only_hypothetical(hits, context)
+            or only_reported(hits, context)
         ),
-        "personal": only_imagined_purchase,
+        "personal": lambda hits, context: (
+            only_imagined_purchase(hits, context) or only_on_behalf(hits, context)
+        ),
         "realtime": lambda hits, context: (
             only_set_aside(hits, context.text)
             or all(_dates_activity(h, context.text) for h in hits)
