@@ -2146,10 +2146,20 @@ def _outside_spans(hits: list[Hit], spans: Sequence[tuple[int, int]]) -> list[Hi
     return outside if outside else hits
 
 
+#: A count of occasions (第1次用华为, "the 1st time", "for the 2nd time"): how often the
+#: asker has done something, never a value of a product.
+_OCCASION_COUNT = re.compile(
+    r"第\d{1,2}(?:次|回|遍)|\b(?:1st|2nd|3rd|\d(?:th)) time\b|\b\d(?:st|nd|rd|th) (?:time|go)\b"
+)
+
+
 def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:
     covered = bytearray(len(masked) + 1)
     for hit in explained:
         covered[hit.start : hit.end] = b"\x01" * (hit.end - hit.start)
+    if "第" in masked or " time" in masked or " go" in masked:
+        for count in _OCCASION_COUNT.finditer(masked):
+            covered[count.start() : count.end()] = b"\x01" * (count.end() - count.start())
     for listed in _NUMBER_LIST.finditer(masked):
         start, end = listed.span()
         if _DURATION_AFTER.match(masked, end) and covered[end - 1]:
