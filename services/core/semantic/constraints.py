@@ -415,12 +415,15 @@ _MAX_WORD = 6
 _SAMENESS = re.compile(r"一样|相同|同价|差别|区别|差异|差多少|\bsame\b|\bdiffer")
 #: A quantifier over a product's variants ("各版本", "不同配置", "每个容量", "all the trims",
 #: "every storage option"): the question asks each of them, i.e. the unconstrained class.
+#: A camera's lenses are its variants too (各个镜头, 那几个镜头都…, "all the lenses"): 几个
+#: before them asks how many there are, i.e. all of them.
 _ALL_VARIANTS = re.compile(
-    r"(?:各|每|所有|全部|不同|各个|每个|每一|每种|每款|各种|各款)(?:个|种|款|档)?(?:的)?"
-    r"(?:版本|版|配置|型号|款式|款|容量|存储|内存|规格|车型|尺寸|档)"
+    r"(?:各|每|所有|全部|不同|各个|每个|每一|每种|每款|各种|各款|(?<![十好])(?:那|这)?几个)"
+    r"(?:个|种|款|档)?(?:的)?"
+    r"(?:版本|版|配置|型号|款式|款|容量|存储|内存|规格|车型|尺寸|档|镜头|摄像头)"
     r"|\b(?:all|every|each|different|various)(?: of)?(?: the)?(?: (?:storage|memory|capacity|trim|"
-    r"battery|size|range))? (?:versions?|variants?|options?|configs?|configurations?|trims?|"
-    r"models?|editions?|sizes?|capacities|tiers?)\b"
+    r"battery|size|range|camera))? (?:versions?|variants?|options?|configs?|configurations?|trims?|"
+    r"models?|editions?|sizes?|capacities|tiers?|lens|lenses|cameras)\b"
 )
 
 
