@@ -982,9 +982,10 @@ class SemanticExtractor:
                     (h.start, h.end) not in adverbs for h in inside
                 ) and not self._reports_difference(gate_text, start, end, inside):
                     continue
-            elif not _FIRST_PERSON.search(clause) or (
-                intent == "personal" and any(ch.isdigit() for ch in clause)
-            ):
+            elif not (
+                _FIRST_PERSON.search(clause)
+                or (intent == "personal" and _ASKERS_OWN.search(clause))
+            ) or (intent == "personal" and any(ch.isdigit() for ch in clause)):
                 # A personal clause with a number (an order, a phone) stays personal.
                 continue
             blanked.append((start, end))
@@ -1428,6 +1429,9 @@ def _dismisses(text: str, start: int, end: int) -> bool:
 
 
 _FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z])")
+#: The asker's possessive: a clause about someone or something of theirs ("my daughter has
+#: to carry her laptop") tells their situation as a first-person one does.
+_ASKERS_OWN = re.compile(r"(?<![a-z])(my|our)(?![a-z])")
 #: What makes a clause a question: a question word or particle (几, but not 好几 or 十几:
 #: "several").
 _QUESTION_WORD = re.compile(
