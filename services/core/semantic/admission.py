@@ -462,7 +462,9 @@ _ASKER_CLAUSE = re.compile(
 _CLAUSE_END = re.compile(r"[.,;:?!，。；：？！]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 #: A question word or particle: the clause asks something itself (几, but not the
 #: approximate numerals 十几, 好几: "ten-odd", "several").
-_ASKS = re.compile(r"[吗么呢?？]|什么|多少|(?<![好十])几|哪|怎么|会不会|\b(?:will|what|how|when|which)\b")
+_ASKS = re.compile(
+    r"[吗么呢?？]|什么|多少|(?<![好十])几|哪|怎么|会不会|\b(?:will|what|how|when|which)\b"
+)
 #: A modal or auxiliary that opens an English main clause after "if …" ("if i buy it, will
 #: it …"): the conditional clause ends before it.
 _MAIN_CLAUSE = re.compile(r"\b(?:will|would|can|could|does|do|is|are|should|what|how)\b")
@@ -634,9 +636,7 @@ def _reported(hit: Hit, text: str) -> bool:
 
 def only_reported(hits: Sequence[Hit], context: CueContext) -> bool:
     """Whether every cue is what someone else said, in a question asking an attribute."""
-    return bool(hits and context.attribute_hits) and all(
-        _reported(h, context.text) for h in hits
-    )
+    return bool(hits and context.attribute_hits) and all(_reported(h, context.text) for h in hits)
 
 
 #: The cues of an intent that a question can carry without meaning it, as a table:
@@ -660,7 +660,7 @@ SET_ASIDE_TESTS: Mapping[str, Callable[[Sequence[Hit], CueContext], bool]] = Map
         ),
         "realtime": lambda hits, context: (
             only_set_aside(hits, context.text)
-            or all(_dates_activity(h, context.text) for h in hits)
+            or (bool(hits) and all(_dates_activity(h, context.text) for h in hits))
         ),
     }
 )
