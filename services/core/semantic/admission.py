@@ -360,23 +360,39 @@ _TO_OBJECT = re.compile(r"[\u4e00-\u9fff]{0,4}")
 _FINAL_PARTICLES = re.compile(r"[呀啊吗呢么嘛哈呐的~～]*\s*(?:$|[,，.。?？!！;；])")
 
 
+#: Who pays a fee put before an A-not-A 要 (运费要不要我自己出): the buyer, then a verb of
+#: paying, ending the clause.
+_PAYER_PAYS = re.compile(
+    r"\s*(?:我|我们|买家|顾客|客户)(?:自己)?(?:来|另外|单独)?(?:出|付|承担|掏|补)"
+)
+#: What may stand between a fee put first and the A-not-A after it (运费的话要不要…).
+_TOPIC_GAP = re.compile(r"\s*(?:的话|是|还|也|这块)?\s*")
+
+
+def _fee_object(hit: Hit, fee: Hit, text: str) -> bool:
+    """Whether ``fee`` is the object of the A-not-A ``hit``: after it, ending the clause
+    (要不要运费), or put first as the topic with the buyer paying after the cue (运费要不要我
+    自己出: "do I pay the shipping myself", a fact of the store's rules)."""
+    if fee.start >= hit.start and fee.end > hit.end:
+        # 要运费 is a phrase of the vocabulary too: its 要 is the cue's last one.
+        return bool(
+            _TO_OBJECT.fullmatch(text, hit.end, max(hit.end, fee.start))
+            and _FINAL_PARTICLES.match(text, fee.end)
+        )
+    if fee.end > hit.start or not _TOPIC_GAP.fullmatch(text, fee.end, hit.start):
+        return False
+    pays = _PAYER_PAYS.match(text, hit.end)
+    return pays is not None and _FINAL_PARTICLES.match(text, pays.end()) is not None
+
+
 def only_fee_asked(hits: Sequence[Hit], context: CueContext) -> bool:
-    """Whether every recommend cue is an A-not-A 要 whose object, ending the clause, is a
-    fee the vocabulary names (偏远地区要不要运费: "is there a charge", a fact of the store's
+    """Whether every recommend cue is an A-not-A 要 whose object is a fee the vocabulary
+    names (偏远地区要不要运费, 运费要不要我出: "is there a charge", a fact of the store's
     rules); 要不要加钱上… or 要不要买… still ask for advice."""
     text = context.text
     fees = [a for a in context.strong_attribute_hits if a.text.strip().endswith("费")]
     return bool(hits) and all(
-        _A_NOT_A.search(h.text)
-        and any(
-            # 要运费 is a phrase of the vocabulary too: its 要 is the cue's last one.
-            a.start >= h.start
-            and a.end > h.end
-            and _TO_OBJECT.fullmatch(text, h.end, max(h.end, a.start))
-            and _FINAL_PARTICLES.match(text, a.end)
-            for a in fees
-        )
-        for h in hits
+        _A_NOT_A.search(h.text) and any(_fee_object(h, a, text) for a in fees) for h in hits
     )
 
 
