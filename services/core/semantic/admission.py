@@ -360,23 +360,39 @@ _TO_OBJECT = re.compile(r"[\u4e00-\u9fff]{0,4}")
 _FINAL_PARTICLES = re.compile(r"[呀啊吗呢么嘛哈呐的~～]*\s*(?:$|[,，.。?？!！;；])")
 
 
+#: Who pays a fee put before an A-not-A 要 (运费要不要我自己出): the buyer, then a verb of
+#: paying, ending the clause.
+_PAYER_PAYS = re.compile(
+    r"\s*(?:我|我们|买家|顾客|客户)(?:自己)?(?:来|另外|单独)?(?:出|付|承担|掏|补)"
+)
+#: What may stand between a fee put first and the A-not-A after it (运费的话要不要…).
+_TOPIC_GAP = re.compile(r"\s*(?:的话|是|还|也|这块)?\s*")
+
+
+def _fee_object(hit: Hit, fee: Hit, text: str) -> bool:
+    """Whether ``fee`` is the object of the A-not-A ``hit``: after it, ending the clause
+    (要不要运费), or put first as the topic with the buyer paying after the cue (运费要不要我
+    自己出: "do I pay the shipping myself", a fact of the store's rules)."""
+    if fee.start >= hit.start and fee.end > hit.end:
+        # 要运费 is a phrase of the vocabulary too: its 要 is the cue's last one.
+        return bool(
+            _TO_OBJECT.fullmatch(text, hit.end, max(hit.end, fee.start))
+            and _FINAL_PARTICLES.match(text, fee.end)
+        )
+    if fee.end > hit.start or not _TOPIC_GAP.fullmatch(text, fee.end, hit.start):
+        return False
+    pays = _PAYER_PAYS.match(text, hit.end)
+    return pays is not None and _FINAL_PARTICLES.match(text, pays.end()) is not None
+
+
 def only_fee_asked(hits: Sequence[Hit], context: CueContext) -> bool:
-    """Whether every recommend cue is an A-not-A 要 whose object, ending the clause, is a
-    fee the vocabulary names (偏远地区要不要运费: "is there a charge", a fact of the store's
+    """Whether every recommend cue is an A-not-A 要 whose object is a fee the vocabulary
+    names (偏远地区要不要运费, 运费要不要我出: "is there a charge", a fact of the store's
     rules); 要不要加钱上… or 要不要买… still ask for advice."""
     text = context.text
     fees = [a for a in context.strong_attribute_hits if a.text.strip().endswith("费")]
     return bool(hits) and all(
-        _A_NOT_A.search(h.text)
-        and any(
-            # 要运费 is a phrase of the vocabulary too: its 要 is the cue's last one.
-            a.start >= h.start
-            and a.end > h.end
-            and _TO_OBJECT.fullmatch(text, h.end, max(h.end, a.start))
-            and _FINAL_PARTICLES.match(text, a.end)
-            for a in fees
-        )
-        for h in hits
+        _A_NOT_A.search(h.text) and any(_fee_object(h, a, text) for a in fees) for h in hits
     )
 
 
@@ -460,8 +476,11 @@ _ASKER_CLAUSE = re.compile(
 #: What ends a clause: punctuation, or a space between Chinese words (chat writes clauses
 #: apart by spaces).
 _CLAUSE_END = re.compile(r"[.,;:?!，。；：？！]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
-#: A question word or particle: the clause asks something itself.
-_ASKS = re.compile(r"[吗么呢?？]|什么|多少|几|哪|怎么|会不会|\b(?:will|what|how|when|which)\b")
+#: A question word or particle: the clause asks something itself (几, but not the
+#: approximate numerals 十几, 好几: "ten-odd", "several").
+_ASKS = re.compile(
+    r"[吗么呢?？]|什么|多少|(?<![好十])几|哪|怎么|会不会|\b(?:will|what|how|when|which)\b"
+)
 #: A modal or auxiliary that opens an English main clause after "if …" ("if i buy it, will
 #: it …"): the conditional clause ends before it.
 _MAIN_CLAUSE = re.compile(r"\b(?:will|would|can|could|does|do|is|are|should|what|how)\b")
@@ -530,19 +549,135 @@ def only_present_described(hits: Sequence[Hit], context: CueContext) -> bool:
     )
 
 
+#: Recent-time words that may date what someone has been doing (最近在看…, 这段时间在考虑…).
+_RECENT_TIME = frozenset(("最近", "近期", "这几天", "这段时间", "这阵子", "前阵子", "前段时间"))
+#: A person opening the clause before the time word: the asker or someone of theirs (我,
+#: 我爸, 我们家, 他, 我女朋友), after a chat filler (就是, 然后).
+_PERSON_LEAD = re.compile(
+    r"\s*(?:就是|然后|其实|那个|嗯)?\s*(?:我|咱|俺|他|她)(?:们)?(?:家)?[\u4e00-\u9fff]{0,3}?\s*$"
+)
+#: What a shopper does over a while: looks at, considers, researches, picks, wants to buy.
+_SHOPPING_ACTIVITY = re.compile(
+    r"\s*(?:一直|都|也|正|还)?(?:在|正在)?\s*(?:看|考虑|关注|研究|纠结|挑|选|了解|琢磨|物色|对比"
+    r"|想买|想换|打算买|打算换|准备买|准备换)"
+)
+
+
+def _dates_activity(hit: Hit, text: str) -> bool:
+    """A recent-time word that dates what a person of the asker's has been doing (我爸最近
+    在看比亚迪汉, 我最近在考虑…): the time of their shopping, in a clause that asks
+    nothing; "最近有优惠吗" and "最近价格多少" ask about the moment."""
+    if hit.text.strip() not in _RECENT_TIME:
+        return False
+    begin, end = _clause_span(text, hit.start, hit.end)
+    return bool(
+        _PERSON_LEAD.fullmatch(text, begin, hit.start)
+        and _SHOPPING_ACTIVITY.match(text, hit.end)
+        and not _ASKS.search(text, begin, end)
+    )
+
+
+def _in_hypothesis(hit: Hit, text: str) -> bool:
+    """Whether ``hit`` stands inside a conditional clause that asks nothing itself (如果拆封
+    了觉得不合适，还能退吗: the asker imagines a case and asks the rule for it); a clause
+    with a question word (如果要拍照哪个合适) or a number (an order, an amount) is not."""
+    begin, end = _clause_span(text, hit.start, hit.end)
+    lead = text[begin : hit.start]
+    conditions = list(_CONDITIONAL.finditer(lead))
+    return bool(
+        conditions
+        and not _MAIN_CLAUSE.search(lead, conditions[-1].end())
+        and not _ASKS.search(text, begin, end)
+        and not any(ch.isdigit() for ch in text[begin:end])
+    )
+
+
+#: A purchase the asker makes, said with its subject (我买了, 我下单, "i buy"): no
+#: possessive, so inside a hypothesis it is an imagined purchase, not an order of theirs.
+_IMAGINED_PURCHASE = re.compile(
+    r"(?:我|咱|俺|\b(?:i|we)\b)\s*(?:买|下单|订|拍|购买|\b(?:buy|bought|order|ordered|purchase)\b)"
+)
+
+
+def only_hypothetical(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every cue stands in a hypothesis of a question that asks an attribute: a
+    personal cue only as a purchase the asker imagines (如果我买了东西没拆封…), any other
+    cue as it stands (如果觉得不合适…还能退吗). "如果我的订单没发货" stays personal."""
+    return bool(hits and context.attribute_hits) and all(
+        _in_hypothesis(h, context.text) for h in hits
+    )
+
+
+def only_imagined_purchase(hits: Sequence[Hit], context: CueContext) -> bool:
+    return only_hypothetical(hits, context) and all(
+        _IMAGINED_PURCHASE.match(h.text.strip()) for h in hits
+    )
+
+
+#: 帮 before someone of the asker's and a verb of shopping that ends the clause (我在帮我弟
+#: 看, 帮我们部门挑一下): the asker shops on someone's behalf. 帮我查…, 帮我弟买的手机
+#: (a purchase made) and 帮我妈看看订单 (a verb with an object) stay the asker's own case.
+_ON_BEHALF = re.compile(
+    r"帮(?:我|咱)们?[\u4e00-\u9fff]{1,4}?(?:看|选|挑|挑选|物色|参谋|问|买)(?:看|一下|下)?"
+    r"\s*(?:的话|呢|哈|呀|啊)?\s*(?:$|[,，.。?？!！;；])"
+)
+
+
+def only_on_behalf(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every personal cue is the 帮 of shopping for someone else (我在帮我弟看):
+    who the product is for, not an order or an account of the asker's."""
+    return bool(hits and context.attribute_hits) and all(
+        h.text.startswith("帮") and _ON_BEHALF.match(context.text, h.start) for h in hits
+    )
+
+
+#: Reported speech opening a clause: a source that says something (我闺蜜说, 网上都说, 听说,
+#: 网上说法): what others claim, which the asker does not ask.
+_REPORTED = re.compile(
+    r"(?:听说|据说|听人说|说法|(?:网上|网友|有人|别人|大家|人家|他|她|他们|朋友|同事|闺蜜|老公|老婆"
+    r"|媳妇|爸|妈|哥|姐|弟|妹|男朋友|女朋友|对象|室友|评测|博主|店员|销售)(?:都|也|还|一直)?说)"
+)
+
+
+def _reported(hit: Hit, text: str) -> bool:
+    """Whether ``hit`` stands in a clause of reported speech that asks nothing (我闺蜜说那个
+    蓝色特别好看, 网上说法不一样); "你说哪个好看" and "听说…是真的吗" ask."""
+    begin, end = _clause_span(text, hit.start, hit.end)
+    return bool(
+        _REPORTED.search(text, begin, hit.start)
+        and not _ASKS.search(text, begin, end)
+        and text[end : end + 1] not in {"?", "？"}
+    )
+
+
+def only_reported(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every cue is what someone else said, in a question asking an attribute."""
+    return bool(hits and context.attribute_hits) and all(_reported(h, context.text) for h in hits)
+
+
 #: The cues of an intent that a question can carry without meaning it, as a table:
 #: when every cue of the intent the gate found passes its test, the gate is asked again
 #: without that intent (a structural reason, such as two products named, is never read
 #: past).
 SET_ASIDE_TESTS: Mapping[str, Callable[[Sequence[Hit], CueContext], bool]] = MappingProxyType(
     {
-        "compare": only_other_words,
+        "compare": lambda hits, context: (
+            only_other_words(hits, context) or only_reported(hits, context)
+        ),
         "predict": only_present_described,
         "recommend": lambda hits, context: (
             only_rating_asked(hits, context.text, context.strong_attribute_hits)
             or only_fee_asked(hits, context)
+            or only_hypothetical(hits, context)
+            or only_reported(hits, context)
         ),
-        "realtime": lambda hits, context: only_set_aside(hits, context.text),
+        "personal": lambda hits, context: (
+            only_imagined_purchase(hits, context) or only_on_behalf(hits, context)
+        ),
+        "realtime": lambda hits, context: (
+            only_set_aside(hits, context.text)
+            or (bool(hits) and all(_dates_activity(h, context.text) for h in hits))
+        ),
     }
 )
 

@@ -49,9 +49,11 @@ class ConstraintChoice:
 #: How far before a constraint value a negation may stand ("charge without a cable").
 _NEGATION_WINDOW = 12
 #: Words right after a value that reject it ("512不够", "256 is not enough"): the value
-#: the asker rules out, negated as a negation before it would.
+#: the asker rules out, negated as a negation before it would. A modal or degree adverb
+#: may stand between (256怕不够用, 256肯定不够, 128g估计太小): it hedges the rejection.
 _REJECTED_AFTER = re.compile(
-    r"\s*(的)?(不够|不行|太小|太少|太贵|不考虑|"
+    r"\s*(的)?(?:怕|肯定|可能|应该|估计|恐怕|绝对|根本|确实|实在|真的|感觉|也|还是|有点|有些)?"
+    r"(不够用|不够|不行|太小|太少|太贵|不考虑|"
     r"(is |are |was |'s )?(not enough|isn't enough|too small|too little|won't do|doesn't cut it))"
 )
 #: Focus and aspect adverbs a negation reaches over ("haven't even / yet / ever opened"):
@@ -413,12 +415,15 @@ _MAX_WORD = 6
 _SAMENESS = re.compile(r"一样|相同|同价|差别|区别|差异|差多少|\bsame\b|\bdiffer")
 #: A quantifier over a product's variants ("各版本", "不同配置", "每个容量", "all the trims",
 #: "every storage option"): the question asks each of them, i.e. the unconstrained class.
+#: A camera's lenses are its variants too (各个镜头, 那几个镜头都…, "all the lenses"): 几个
+#: before them asks how many there are, i.e. all of them.
 _ALL_VARIANTS = re.compile(
-    r"(?:各|每|所有|全部|不同|各个|每个|每一|每种|每款|各种|各款)(?:个|种|款|档)?(?:的)?"
-    r"(?:版本|版|配置|型号|款式|款|容量|存储|内存|规格|车型|尺寸|档)"
+    r"(?:各|每|所有|全部|不同|各个|每个|每一|每种|每款|各种|各款|(?<![十好])(?:那|这)?几个)"
+    r"(?:个|种|款|档)?(?:的)?"
+    r"(?:版本|版|配置|型号|款式|款|容量|存储|内存|规格|车型|尺寸|档|镜头|摄像头)"
     r"|\b(?:all|every|each|different|various)(?: of)?(?: the)?(?: (?:storage|memory|capacity|trim|"
-    r"battery|size|range))? (?:versions?|variants?|options?|configs?|configurations?|trims?|"
-    r"models?|editions?|sizes?|capacities|tiers?)\b"
+    r"battery|size|range|camera))? (?:versions?|variants?|options?|configs?|configurations?|trims?|"
+    r"models?|editions?|sizes?|capacities|tiers?|lens|lenses|cameras)\b"
 )
 
 

@@ -1000,9 +1000,10 @@ class SemanticExtractor:
                     (h.start, h.end) not in adverbs for h in inside
                 ) and not self._reports_difference(gate_text, start, end, inside):
                     continue
-            elif not _FIRST_PERSON.search(clause) or (
-                intent == "personal" and any(ch.isdigit() for ch in clause)
-            ):
+            elif not (
+                _FIRST_PERSON.search(clause)
+                or (intent == "personal" and _ASKERS_OWN.search(clause))
+            ) or (intent == "personal" and any(ch.isdigit() for ch in clause)):
                 # A personal clause with a number (an order, a phone) stays personal.
                 continue
             blanked.append((start, end))
@@ -1175,7 +1176,13 @@ class SemanticExtractor:
             """The attribute vocabulary's hits in ``masked``, read once, by whichever
             step needs them first (the gate's checks and the attribute reading)."""
             if not found:
-                found.append(self._attributes.find(masked, boundaries))
+                found.append(
+                    [
+                        h
+                        for h in self._attributes.find(masked, boundaries)
+                        if not _approximate_numeral(masked, h)
+                    ]
+                )
             return found[0]
 
         product_ids = scan.product_ids
@@ -1443,6 +1450,12 @@ def _situation_clauses(gate_text: str) -> list[tuple[int, int]] | None:
     return clauses
 
 
+def _approximate_numeral(text: str, hit: Hit) -> bool:
+    """Whether ``hit`` opens with the 几 of an approximate numeral (十几个小时, 好几天:
+    "ten-odd", "several"): a stated amount, not the question word 几 its phrase asks by."""
+    return hit.text.startswith("几") and hit.start > 0 and text[hit.start - 1] in "十好"
+
+
 def _clause_boundaries(boundaries: frozenset[int], start: int, end: int) -> frozenset[int]:
     """The word boundaries of the clause ``start:end``, counted from its start."""
     return frozenset(b - start for b in boundaries if start <= b <= end) | {0, end - start}
@@ -1456,6 +1469,9 @@ def _dismisses(text: str, start: int, end: int) -> bool:
 
 
 _FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z])")
+#: The asker's possessive: a clause about someone or something of theirs ("my daughter has
+#: to carry her laptop") tells their situation as a first-person one does.
+_ASKERS_OWN = re.compile(r"(?<![a-z])(my|our)(?![a-z])")
 #: What makes a clause a question: a question word or particle (几, but not 好几 or 十几:
 #: "several").
 _QUESTION_WORD = re.compile(
@@ -2174,10 +2190,20 @@ def _outside_spans(hits: list[Hit], spans: Sequence[tuple[int, int]]) -> list[Hi
     return outside if outside else hits
 
 
+#: A count of occasions (第1次用华为, "the 1st time", "for the 2nd time"): how often the
+#: asker has done something, never a value of a product.
+_OCCASION_COUNT = re.compile(
+    r"第\d{1,2}(?:次|回|遍)|\b(?:1st|2nd|3rd|\d(?:th)) time\b|\b\d(?:st|nd|rd|th) (?:time|go)\b"
+)
+
+
 def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:
     covered = bytearray(len(masked) + 1)
     for hit in explained:
         covered[hit.start : hit.end] = b"\x01" * (hit.end - hit.start)
+    if "第" in masked or " time" in masked or " go" in masked:
+        for count in _OCCASION_COUNT.finditer(masked):
+            covered[count.start() : count.end()] = b"\x01" * (count.end() - count.start())
     for listed in _NUMBER_LIST.finditer(masked):
         start, end = listed.span()
         if _DURATION_AFTER.match(masked, end) and covered[end - 1]:
