@@ -268,10 +268,12 @@ class AttributeResolver:
         return AttributeChoice(attribute, f"{strength} cue", hits)
 
 
-#: A time frame around a cue: 保修期内 / 保修期间 ("within the warranty period"),
-#: "within the warranty", "during the warranty".
-_FRAME_AFTER = re.compile(r"(?:期)?(?:内|期间|以内)")
-_FRAME_BEFORE = re.compile(r"(?:within|during|inside)(?: the| its| my)?\s*$")
+#: A time frame around a cue: 保修期内 / 保修期间 / 保修期外 ("within the warranty period"),
+#: "within the warranty", "during the warranty", "after the return window".
+_FRAME_AFTER = re.compile(r"(?:期)?(?:内|期间|以内|外|以外|后|过后|之后)")
+_FRAME_BEFORE = re.compile(
+    r"(?:within|during|inside|after|outside|past|beyond|out of)(?: the| its| my)?\s*$"
+)
 
 
 def _in_time_frame(text: str, hit: Hit) -> bool:

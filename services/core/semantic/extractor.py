@@ -1000,11 +1000,16 @@ class SemanticExtractor:
                     (h.start, h.end) not in adverbs for h in inside
                 ) and not self._reports_difference(gate_text, start, end, inside):
                     continue
-            elif not (
-                _FIRST_PERSON.search(clause)
-                or (intent == "personal" and _ASKERS_OWN.search(clause))
-            ) or (intent == "personal" and any(ch.isdigit() for ch in clause)):
-                # A personal clause with a number (an order, a phone) stays personal.
+            elif (
+                not (
+                    _FIRST_PERSON.search(clause)
+                    or (intent == "personal" and _ASKERS_OWN.search(clause))
+                )
+                or (intent == "personal" and any(ch.isdigit() for ch in clause))
+                or (intent == "personal" and _OWN_UNIT.search(clause))
+            ):
+                # A personal clause with a number (an order, a phone) stays personal; so
+                # does one about the asker's own unit (我这台, mine): the product asked.
                 continue
             blanked.append((start, end))
         if not blanked:
@@ -1472,6 +1477,14 @@ _FIRST_PERSON = re.compile(r"我|俺|咱|(?<![a-z])(i|i'm|i’m|we|we're)(?![a-z
 #: The asker's possessive: a clause about someone or something of theirs ("my daughter has
 #: to carry her laptop") tells their situation as a first-person one does.
 _ASKERS_OWN = re.compile(r"(?<![a-z])(my|our)(?![a-z])")
+#: Words for the asker's own unit of the product asked, pointing back to it (我的那块,
+#: 我这台, 寄给我的, "mine", "my unit", "the one I've been using"): a clause about it is
+#: about their device, not a situation beside the question.
+_OWN_UNIT = re.compile(
+    r"(?:我|俺)(?:的)?(?:这|那)(?:一)?(?:台|部|个|块|辆|副|只|对)"
+    r"|(?:寄|发|送|卖)给(?:我|俺)的|(?:我|俺)(?:收到|拿到|买到|到手)的"
+    r"|(?<![a-z])(?:mine|my (?:unit|one|copy|set|device)|the one (?:that )?(?:i|we)(?![a-z]))"
+)
 #: What makes a clause a question: a question word or particle (几, but not 好几 or 十几:
 #: "several").
 _QUESTION_WORD = re.compile(

@@ -59,3 +59,16 @@ def test_the_value_asked_beside_the_feeling_keeps_its_key(
 )
 def test_judging_a_value_or_a_choice_is_advice(extractor: SemanticExtractor, question: str) -> None:
     assert decided_bypass(extractor, question) == "recommend"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Model 3 后备箱多大？你们觉得装婴儿车够用吗",
+        "Apple Watch Series 9 午夜色和星光色哪个更耐看",
+    ],
+)
+def test_asking_the_stores_view_or_which_is_more_is_advice(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) in {"recommend", "compare"}

@@ -123,3 +123,16 @@ def test_how_long_to_reach_me_is_delivery(extractor: SemanticExtractor) -> None:
     decision = extractor.decide("how long will an order take to reach us")
     assert isinstance(decision, Fingerprint), decision
     assert decision.attribute == "delivery_time"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "once I'm past the return window, how does repair work with you",
+        "保修期外维修怎么收费",
+    ],
+)
+def test_a_policy_period_the_question_is_set_after_says_when(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert rules_cid(extractor, text) == "null|after_sales_service|"
