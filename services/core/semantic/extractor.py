@@ -1299,6 +1299,13 @@ class SemanticExtractor:
         if product is not None and _store_wide(spec, category):
             # "苹果16包邮吗": the policy applies to the store, not to phones (attributes.json's
             # applies_to), so the store-wide rule answers it, under the store-wide key.
+            if _DEVICE_CAPABILITY.search(masked):
+                # "Apple Watch 支持支付宝吗": what the device supports, or the store's rule.
+                return (
+                    NoFingerprint("asks what the product supports or the store's rule"),
+                    False,
+                    (),
+                )
             product = None
         if situation_intent == "predict" and attribute in self._changing_specs:
             # "如果我等到下个月，价格多少": the asker's plan dates the question, and a price
@@ -1484,6 +1491,15 @@ _OWN_UNIT = re.compile(
     r"(?:我|俺)(?:的)?(?:这|那)(?:一)?(?:台|部|个|块|辆|副|只|对)"
     r"|(?:寄|发|送|卖)给(?:我|俺)的|(?:我|俺)(?:收到|拿到|买到|到手)的"
     r"|(?<![a-z])(?:mine|my (?:unit|one|copy|set|device)|the one (?:that )?(?:i|we)(?![a-z]))"
+)
+#: The product as the subject of a verb of capability (§支持, "does the § support"): the
+#: question may ask what the device does, not what the store accepts.
+_DEVICE_CAPABILITY = re.compile(
+    # (a whole name, from its first character; not one bought: 买iPhone 15 支持微信支付吗)
+    r"(?<![买订购§])(?<!§ )(?<!买 )(?<!下单)(?<!\bbuy )(?<!\bbuying )"
+    r"§[§\s]*?(?:的)?\s*(?:也|还)?(?:支持|兼容|能绑|可以绑)"
+    r"|\b(?:does|do|can|will|is|are)\s+(?:the\s+|my\s+|a\s+)?§[§\s]*?\s(?:support|supports|"
+    r"work with|works with|run|compatible with)\b"
 )
 #: What makes a clause a question: a question word or particle (几, but not 好几 or 十几:
 #: "several").

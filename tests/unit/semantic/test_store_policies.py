@@ -136,3 +136,21 @@ def test_a_policy_period_the_question_is_set_after_says_when(
     extractor: SemanticExtractor, text: str
 ) -> None:
     assert rules_cid(extractor, text) == "null|after_sales_service|"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Apple Watch Series 9 支持微信支付吗",
+        "does the Galaxy S24 support Alipay",
+        "小米14 兼容云闪付吗",
+    ],
+)
+def test_a_product_supporting_a_payment_is_the_device_or_the_store(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert cid_of(extractor.decide(text)) is None
+
+
+def test_paying_for_a_product_bought_here_is_the_stores_rule(extractor: SemanticExtractor) -> None:
+    assert rules_cid(extractor, "买 Galaxy S24 支持微信支付吗") == "null|payment_methods|"
