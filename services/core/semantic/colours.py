@@ -37,14 +37,20 @@ _REACH = 4
 
 def _hue_pattern(forms: Iterable[str], *, spoken: bool) -> re.Pattern[str]:
     """A hue's words: Latin ones as whole words; Chinese ones as written, or, said of a
-    product (``spoken``), only with 色 after them (紫色), since a lone 紫 is part of names."""
+    product (``spoken``), a hue's character only with 色 after it (紫色), since a lone 紫
+    is part of names; a colour word of several characters (土豪金) as written."""
     latin = [re.escape(f.lower()) for f in forms if f.isascii()]
     chinese = [re.escape(f) for f in forms if not f.isascii()]
     parts = []
     if latin:
         parts.append(rf"(?<![a-z])(?:{'|'.join(latin)})(?![a-z])")
-    if chinese:
-        parts.append(f"(?:{'|'.join(chinese)})" + ("色" if spoken else ""))
+    single = [c for c in chinese if len(c) == 1]
+    words = [c for c in chinese if len(c) > 1]
+    if single:
+        parts.append(f"(?:{'|'.join(single)})" + ("色" if spoken else ""))
+    if words:
+        # A colour word of its own (土豪金, 咖啡): no part of a name, 色 or not.
+        parts.append(f"(?:{'|'.join(words)})")
     return re.compile("|".join(parts) if parts else r"(?!)")
 
 

@@ -83,3 +83,9 @@ def test_the_colour_a_product_comes_in_follows_in() -> None:
         colours.unlisted("buds", "how heavy are the buds in purple", lambda: [(18, 22)]) == "purple"
     )
     assert colours.unlisted("phone", "the phone in purple", lambda: [(4, 9)]) is None
+
+
+def test_a_colour_word_of_several_characters_needs_no_colour_suffix() -> None:
+    colours = ListedColours({**HUES, "gold": ["金", "gold", "土豪金"]}, SPECS)
+    assert colours.unlisted("buds", "buds 土豪金 多少钱", lambda: [(0, 4)]) == "gold"
+    assert colours.unlisted("buds", "buds 金 多少钱", lambda: [(0, 4)]) is None
