@@ -199,3 +199,19 @@ def test_a_fault_supposed_or_of_no_product_is_a_policy_question(
     extractor: SemanticExtractor, text: str, cid: str
 ) -> None:
     assert _key(extractor, text) == cid
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "finally have the Galaxy S24 in hand, how fast does it charge",
+        "been wearing the Watch GT 4 since June, is the strap replaceable under warranty",
+        "proud owner of a BYD Han, what is its range",
+        "as a MacBook Air M3 owner, how much does it weigh",
+        "新入手的 AirPods Pro 2 续航多久",
+    ],
+)
+def test_having_it_in_hand_using_it_for_a_while_or_owning_it_is_personal(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert _intent(extractor, text) == "personal"
