@@ -72,3 +72,26 @@ def test_asking_the_stores_view_or_which_is_more_is_advice(
     extractor: SemanticExtractor, question: str
 ) -> None:
     assert decided_bypass(extractor, question) in {"recommend", "compare"}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how does the Galaxy S24 battery stack up",
+        "is the BYD Han range legit",
+        "how good is the Xiaomi 14 screen",
+        "Galaxy S24 Ultra 拍照顶不顶",
+        "小米14 的屏幕耐不耐用",
+    ],
+)
+def test_asking_how_good_it_is_in_slang_or_plainly_is_advice(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "recommend"
+
+
+def test_a_worry_stated_before_the_spec_keeps_the_key(extractor: SemanticExtractor) -> None:
+    assert (
+        decided_cid(extractor, "怕电池不耐用，想问下 Galaxy S24 电池容量多大")
+        == "samsung_galaxy_s24|battery_capacity|"
+    )
