@@ -150,3 +150,9 @@ def test_a_price_for_a_group_of_buyers_is_a_discount_of_the_moment(
     decision = extractor.decide(question)
     assert isinstance(decision, Bypass)
     assert decision.intent == "realtime"
+
+
+def test_a_rebate_is_a_price_of_the_moment(extractor: SemanticExtractor) -> None:
+    decision = extractor.decide("Galaxy S24 price after the mail-in rebate")
+    assert isinstance(decision, Bypass)
+    assert decision.intent == "realtime"

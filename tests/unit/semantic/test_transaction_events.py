@@ -108,3 +108,14 @@ def test_an_item_the_asker_received_is_their_order(
 
 def test_receipt_in_a_policy_rule_is_no_event(extractor: SemanticExtractor) -> None:
     assert decided_cid(extractor, "签收后可以7天无理由退货吗") == "null|return_policy|"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "has the exchange for the Watch GT 4 been approved yet",
+        "the AirPods Pro 2 return got rejected, why",
+    ],
+)
+def test_a_case_decided_is_the_askers_own(extractor: SemanticExtractor, question: str) -> None:
+    assert decided_bypass(extractor, question) == "personal"
