@@ -234,15 +234,18 @@ def only_present_time(hits: Sequence[Hit]) -> bool:
 #: "no discount?" still asks about one, so it is not read past.
 _SET_ASIDE = re.compile(
     r"(?:\bnot (?:a|an|the|any)|\brather than(?: a| an| the)?|\binstead of(?: a| an| the)?"
-    r"|而不是|不是|不要|不用|不需要)\s*$"
+    r"|而不是|(?<!是)不是|不要|不用|不需要)\s*$"
 )
 
 
 #: A gift the asker gives, not one the shop adds: "a gift for my dad", "her birthday
 #: gift", "as a present"; the promotion sense ("any free gifts?") has no recipient.
 _GIFT = re.compile(r"(?:gifts?|presents?)")
-_RECIPIENT_AFTER = re.compile(r"\s+(?:for|to)\b")
-_GIVER_BEFORE = re.compile(r"(?:(?:'s|’s)|\b(?:my|his|her|our|their|as an?))\s+(?:[a-z]+\s+)?$")
+_RECIPIENT_AFTER = re.compile(r"\s+(?:(?:for|to)\b|(?:that\s+)?(?:i|i'm|i’m|we|we're|we’re)\s)")
+_GIVER_BEFORE = re.compile(
+    r"(?:(?:'s|’s)|\b(?:my|his|her|our|their|as an?)|\bfor an?(?=\s+(?!free\b|bonus\b)))"
+    r"\s+(?:[a-z]+\s+)?$"
+)
 
 
 def _a_present(hit: Hit, text: str) -> bool:

@@ -577,19 +577,28 @@ class SemanticExtractor:
         norm, scanned = self._products.expanded(normalised)
         decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm, scanned)
         if second_reader and isinstance(decision, Fingerprint):
-            reader_text = _blank_spans(norm, value_nouns, " ")
-            for start, end, listed in sorted(context, reverse=True):
-                # A short form the reader cannot read (app2, or 汉 read from context) is
-                # shown to it as the listed name it stands for: it reads names, not
-                # initials or context; its attribute reading stays its own.
-                reader_text = f"{reader_text[:start]}{listed}{reader_text[end:]}"
+            reader_norm = _blank_spans(norm, value_nouns, " ")
             verdict = self._reader.read(
-                reader_text,
+                _with_listed(reader_norm, context),
                 decision.product,
                 decision.attribute,
                 family_only=derived,
                 attribute_settled=by_unit,
             )
+            if not verdict.agrees:
+                asking = self._asking_clauses(reader_norm, verdict.attribute)
+                if asking is not None:
+                    # "Hello, our team is planning a trip. What…": the reader weighs
+                    # every n-gram, so the asker's situation told around the question
+                    # drowns it; it reads again the clauses that name a product or an
+                    # attribute, the ones the rules read the question from.
+                    verdict = self._reader.read(
+                        _with_listed(asking, context),
+                        decision.product,
+                        decision.attribute,
+                        family_only=derived,
+                        attribute_settled=by_unit,
+                    )
             if not verdict.agrees:
                 return NoFingerprint(
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"
@@ -600,6 +609,32 @@ class SemanticExtractor:
                 if self._reader.echoed_values(norm, key) & offered:
                     return NoFingerprint(f"second reader sees a {key} the rules did not read")
         return decision
+
+    def _asking_clauses(self, norm: str, vetoing: str | None) -> str | None:
+        """``norm`` with its clauses blanked that name no product (of the catalog or
+        not, nor a brand), no word of the attribute vocabulary and ask nothing (no
+        question word or mark): the greeting and the asker's situation around the clause
+        that asks ("Hi, we're moving house next month."). None when there is no such
+        clause, none is left, or a word of the question names ``vetoing``, the attribute
+        the reader reads instead: then its reading rests on that word, not on the
+        situation told."""
+        clauses = _clauses(norm)
+        if len(clauses) < 2:
+            return None
+        words = self._attributes.find(norm, self._segmenter.boundaries(norm))
+        if any(parse_label(h.label).name == vetoing for h in words):
+            return None
+        named = [*self._products.scan(norm).spans(), *((h.start, h.end) for h in words)]
+        aside = [
+            (start, end)
+            for start, end in clauses
+            if not any(start < e and s < end for s, e in named)
+            and _QUESTION_WORD.search(norm, start, end) is None
+            and norm[end : end + 1] not in {"?", "？"}
+        ]
+        if not aside or len(aside) == len(clauses):
+            return None
+        return _blank_spans(norm, aside, " ")
 
     def _with_bracketed_families(self, norm: str) -> str:
         """``norm`` with a variant written before its family in brackets ("the pro max
@@ -2245,3 +2280,12 @@ def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:
                 end += 1
             return masked[index:end]
     return None
+
+
+def _with_listed(text: str, listed: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with each short form the reader cannot read (app2, or 汉 read from
+    context) shown as the listed name it stands for: the reader reads names, not
+    initials or context; its attribute reading stays its own."""
+    for start, end, name in sorted(listed, reverse=True):
+        text = f"{text[:start]}{name}{text[end:]}"
+    return text

@@ -174,15 +174,41 @@ class WordSegmenter:
         position = 0
         for index, (word, flag) in enumerate(tagged):
             following, after = tagged[index + 1][::-1] if index + 1 < len(tagged) else ("", "")
-            # 多 / 少 are adjectives of quantity the tagger calls numerals (打游戏比较多).
+            # 多 / 少 are adjectives of quantity the tagger calls numerals (打游戏比较多);
+            # a status word (z: 匆忙, 紧张) describes as an adjective does.
             if flag.startswith("d") and (
-                following.startswith("a")
+                following.startswith(("a", "z"))
                 or after in _QUANTITY
                 or (following == "v" and _graded_verb(tagged, index + 1))
             ):
                 spans.append((position, position + len(word)))
+            elif not flag.startswith("d"):
+                opening = self._graded_opening(word)
+                if opening:
+                    spans.append((position, position + opening))
             position += len(word)
         return spans
+
+    def _graded_opening(self, word: str) -> int:
+        """The length of the degree adverb a dictionary word of jieba's opens with when
+        the rest of it is an adjective, a status word or a verb of two characters or
+        more (比较满意, 比较忙: "fairly …"), or a set phrase of it and a short word
+        (比较关心); 0 otherwise (比较价格 compares prices, 比较起来 is the verb)."""
+        tags = self._tagger.word_tag_tab
+        for size in (2, 1):
+            rest = word[size:]
+            if not rest or not tags.get(word[:size], "").startswith("d"):
+                continue
+            kind = tags.get(rest, "")
+            if (
+                kind.startswith(("a", "z"))
+                or (kind.startswith("v") and _graded_verb([(rest, "v")], 0))
+                # A set phrase (tag l) of the adverb and a word of one or two characters
+                # (比较关心, the dictionary tags 关心 a noun).
+                or (tags.get(word) == "l" and kind[:1] in {"v", "n"} and len(rest) <= 2)
+            ):
+                return size
+        return 0
 
 
 def _graded_verb(tagged: list[tuple[str, str]], index: int) -> bool:
