@@ -71,6 +71,7 @@ class SpellingCorrector:
         "_name_targets",
         "_one_off_index",
         "_openings",
+        "_positional",
         "_readings",
     )
 
@@ -138,6 +139,7 @@ class SpellingCorrector:
         }
         # A typed character → the words a window it opens may stand for (filled lazily).
         self._openings: dict[str, Mapping[int, _Candidates]] = {}
+        self._positional: dict[tuple[str, int], Mapping[tuple[int, str], _Candidates]] = {}
         # Words shorter than four characters may differ from a window in one character
         # only: by (that position, the characters kept), so a window finds them directly.
         one_off: dict[tuple[int, str], list[tuple[str, tuple[str, ...], bool]]] = {}
@@ -220,9 +222,15 @@ class SpellingCorrector:
                 candidates = by_length.get(length)
                 if candidates is None:
                     continue
+                # At most two of four or more characters differ, so one of the second,
+                # third and fourth matches as typed: only words sharing one are compared.
+                by_character = self._by_character(chars[index], length, candidates)
                 fits = {
                     word
-                    for word, syllables, toneless in candidates
+                    for position in (1, 2, 3)
+                    for word, syllables, toneless in by_character.get(
+                        (position, window[position]), ()
+                    )
                     if self._sounds_like(window, word, syllables, toneless)
                 }
             if len(fits) == 1:
@@ -234,6 +242,23 @@ class SpellingCorrector:
             if len(fits) > 1:
                 return 0, None  # two readings compete: leave the text alone
         return 0, None
+
+    def _by_character(
+        self, opening: str, length: int, candidates: _Candidates
+    ) -> Mapping[tuple[int, str], _Candidates]:
+        """``candidates`` (the words of ``length`` a window opening with ``opening`` may
+        stand for) by (position, character) for the second to fourth characters."""
+        key = (opening, length)
+        found = self._positional.get(key)
+        if found is None:
+            index: dict[tuple[int, str], list[tuple[str, tuple[str, ...], bool]]] = {}
+            for candidate in candidates:
+                for position in (1, 2, 3):
+                    index.setdefault((position, candidate[0][position]), []).append(candidate)
+            found = {k: tuple(v) for k, v in index.items()}
+            if len(self._positional) < _READINGS_CACHE_LIMIT:
+                self._positional[key] = found
+        return found
 
     def _one_off(self, window: str) -> set[str]:
         """The vocabulary words of the window's length (two or three characters) that
