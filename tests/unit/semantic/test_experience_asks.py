@@ -95,3 +95,11 @@ def test_a_worry_stated_before_the_spec_keeps_the_key(extractor: SemanticExtract
         decided_cid(extractor, "怕电池不耐用，想问下 Galaxy S24 电池容量多大")
         == "samsung_galaxy_s24|battery_capacity|"
     )
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["付尾款用银联卡还是支付宝比较安全", "AirPods Pro 2 拆封后不能退，那先去店里试戴比较好吗"],
+)
+def test_which_way_is_better_is_advice(extractor: SemanticExtractor, question: str) -> None:
+    assert decided_bypass(extractor, question) == "recommend"

@@ -215,3 +215,25 @@ def test_having_it_in_hand_using_it_for_a_while_or_owning_it_is_personal(
     extractor: SemanticExtractor, text: str
 ) -> None:
     assert _intent(extractor, text) == "personal"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I filed a warranty claim for the Xiaomi 14 last week, how long does it take",
+        "the exchange we requested on Monday, is there an update",
+        "I opened a ticket about the invoice and haven't heard back",
+        "修回来的 Watch GT 4 又坏了，保修还算吗",
+        "退款一直没动静，我该怎么办",
+    ],
+)
+def test_a_case_the_asker_started_or_a_problem_come_back_is_personal(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert _intent(extractor, text) == "personal"
+
+
+def test_opening_the_box_is_the_items_state_not_a_case(extractor: SemanticExtractor) -> None:
+    assert _key(extractor, "if I opened the box can I still return it") == (
+        "null|return_policy|item_state=opened"
+    )

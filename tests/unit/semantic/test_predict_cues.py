@@ -235,3 +235,12 @@ def test_how_long_a_price_holds_looks_ahead(extractor: SemanticExtractor, questi
 @pytest.mark.parametrize("question", ["galaxy s24 price cut soon?", "xiaomi 14 cheaper soon"])
 def test_a_price_cut_soon_looks_ahead(extractor: SemanticExtractor, question: str) -> None:
     assert _intent(extractor, question) == "predict"
+
+
+@pytest.mark.parametrize(
+    "question", ["will you ever add cash on delivery", "do you plan to take PayPal at some point"]
+)
+def test_a_store_rule_changing_later_looks_ahead(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert _intent(extractor, question) == "predict"

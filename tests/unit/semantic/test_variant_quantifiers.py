@@ -56,3 +56,16 @@ def test_a_sameness_question_over_all_variants_is_a_comparison(
     extractor: SemanticExtractor, question: str
 ) -> None:
     assert decided_bypass(extractor, question) == "compare"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "MacBook Air M3 在你们家和京东自营价格一样吗",
+        "is the warranty on the Galaxy S24 the same as at the Samsung store",
+    ],
+)
+def test_this_store_against_another_shop_is_a_comparison(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "compare"
