@@ -399,3 +399,19 @@ def test_available_colours_stay_a_spec_question(extractor: SemanticExtractor) ->
     decision = extractor.decide("Which colors are available for the iPhone 15?")
     assert isinstance(decision, Fingerprint), decision
     assert decision.cid == "iphone_15|colors|"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "BYD Han 上牌费多少",
+        "Model 3 家用充电桩安装要多少钱",
+        "installation cost of a home charger for the Model Y",
+    ],
+)
+def test_registration_and_installation_costs_are_outside_the_vocabulary(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, NoFingerprint)
+    assert decision.reason == "asks about something outside the attribute vocabulary"
