@@ -298,6 +298,19 @@ class SemanticExtractor:
             if detached
             else r"(?!)"
         )
+        # Words of a product's whole catalog entry (names, values, notes): the editions it has.
+        self._spec_words = {
+            str(raw.get("id")): frozenset(
+                re.findall(r"[a-zà-ÿ]+", " ".join(_strings_in(raw)).lower())
+            )
+            for raw in catalog.get("products", ())
+            if isinstance(raw, Mapping)
+        }
+        # Screen sizes by product, whole inches: "苹果16寸" names a size, not the iPhone 16.
+        self._whole_inches = {
+            e.product_id: frozenset(str(int(float(size))) for size in e.screen_sizes)
+            for e in entries
+        }
         self._name_words = {
             e.product_id: frozenset(w for n in e.names for w in re.findall(r"[a-z]+", n.lower()))
             for e in entries
@@ -1172,6 +1185,17 @@ class SemanticExtractor:
             return Bypass("unknown_product", f"a {hue} colour the catalog does not list")
         return None
 
+    def _size_read_as_model(self, product: str, norm: str, scan: ProductScan) -> bool:
+        """Whether a mention of ``product`` ends in a number followed by an inch word that is
+        none of its screen sizes ("苹果16寸笔记本": sixteen inches, not the iPhone 16)."""
+        for m in scan.products:
+            if m.product_id != product or _INCH_AFTER.match(norm, m.end) is None:
+                continue
+            number = _LAST_NUMBER.search(norm, m.start, m.end)
+            if number is not None and number.group(1) not in self._whole_inches.get(product, ()):
+                return True
+        return False
+
     def _variant_apart(self, product: str | None, norm: str, scan: ProductScan) -> str | None:
         """A variant word with an edition head that stands apart from every mention of
         ``product`` and is no word of its names ("苹果15那个plus版本"), or None."""
@@ -1365,6 +1389,22 @@ class SemanticExtractor:
         apart = self._variant_apart(product, norm, scan)
         if apart is not None:
             return NoFingerprint(f"the variant {apart!r} named apart from the name"), False, ()
+        edition = _EDITION_AFTER_NAME_LATIN.search(masked)
+        if edition is not None and product is not None:
+            word = edition.group(1)
+            # A word the vocabulary knows (standard, base) names a listed variant or none.
+            if (
+                word not in self._known_words
+                and word not in self._name_words.get(product, ())
+                and word not in self._spec_words.get(product, ())
+            ):
+                return (
+                    Bypass("unknown_product", f"an edition the catalog does not list: {word!r}"),
+                    False,
+                    (),
+                )
+        if product is not None and self._size_read_as_model(product, norm, scan):
+            return NoFingerprint("the number after the name is a size in inches"), False, ()
         constraint_choice = self._constraints.choose(
             reading,
             attribute,
@@ -1523,8 +1563,11 @@ _ASKERS_OWN = re.compile(r"(?<![a-z])(my|our)(?![a-z])")
 #: 我这台, 寄给我的, "mine", "my unit", "the one I've been using"): a clause about it is
 #: about their device, not a situation beside the question.
 _OWN_UNIT = re.compile(
-    r"(?:我|俺)(?:的)?(?:这|那)(?:一)?(?:台|部|个|块|辆|副|只|对)"
+    r"(?:我|俺)(?:们)?(?:家)?(?:的)?(?:这|那)(?:一)?(?:台|部|个|块|辆|副|只|对)"
     r"|(?:寄|发|送|卖)给(?:我|俺)的|(?:我|俺)(?:收到|拿到|买到|到手)的"
+    r"|(?:我|俺)的(?=是|只|才|都|就|也|还|一直|总是|老是|经常|已经|现在|好像|居然|竟然)"
+    r"|(?:下单|买|订|收到|拿到|到手|寄来|发来|提)的(?:那|这)(?:一)?(?:台|部|个|块|辆|副|只|对|件|款)"
+    r"|发错|漏发|少发|错发|缺件"
     r"|(?<![a-z])(?:mine|my (?:unit|one|copy|set|device)|the one (?:that )?(?:i|we)(?![a-z]))"
 )
 #: The product as the subject of a verb of capability (§支持, "does the § support"): the
@@ -1536,6 +1579,11 @@ _DEVICE_CAPABILITY = re.compile(
     r"|\b(?:does|do|can|will|is|are)\s+(?:the\s+|my\s+|a\s+)?§[§\s]*?\s(?:support|supports|"
     r"work with|works with|run|compatible with)\b"
 )
+#: "Apple Watch Series 9 Hermès edition": a word with "edition" right after a product's name.
+_EDITION_AFTER_NAME_LATIN = re.compile(r"§\s+([a-zà-ÿ]{2,})\s+edition\b")
+#: An inch word right after a number (16寸, 16 inch, 16-inch).
+_INCH_AFTER = re.compile(r"\s?(?:寸|英寸|吋|-?inch(?:es)?\b|\")")
+_LAST_NUMBER = re.compile(r"(\d+)\D*$")
 #: What makes a clause a question: a question word or particle (几, but not 好几 or 十几:
 #: "several").
 _QUESTION_WORD = re.compile(
@@ -1889,6 +1937,17 @@ def _spec_units(
         if unit not in found:
             found[unit] = by_attribute
     return {u: {a: frozenset(c) for a, c in by.items()} for u, by in found.items()}
+
+
+def _strings_in(value: Any) -> list[str]:
+    """Every string in a catalog entry's nested mappings and lists, keys and values."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for k, v in value.items() for s in (str(k), *_strings_in(v))]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _strings_in(v)]
+    return []
 
 
 def _catalog_text_words(catalog: Mapping[str, Any]) -> frozenset[str]:

@@ -35,3 +35,18 @@ def test_a_clause_about_something_else_of_the_askers_leaves_the_spec(
         decided_cid(extractor, "我买了个磁吸底座，Galaxy S24 无线充几瓦")
         == "samsung_galaxy_s24|charging_power|method=wireless"
     )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "比亚迪汉续航多少？我家那辆冬天只能跑四百",
+        "AirPods Pro 2 单次能听多久？我的才两个小时就没电",
+        "Galaxy S24 有几种颜色？我上周买的那台发错颜色了",
+        "Galaxy S24 保修多久？我的是去年在你们这买的",
+    ],
+)
+def test_a_second_part_about_the_askers_own_unit_keeps_it_personal(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    assert decided_bypass(extractor, question) == "personal"

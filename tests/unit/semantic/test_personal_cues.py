@@ -237,3 +237,16 @@ def test_opening_the_box_is_the_items_state_not_a_case(extractor: SemanticExtrac
     assert _key(extractor, "if I opened the box can I still return it") == (
         "null|return_policy|item_state=opened"
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "发票能补开吗？我姓李，抬头是某某有限公司",
+        "which cards do you take? my Alipay keeps failing at checkout",
+    ],
+)
+def test_a_surname_invoice_details_or_a_payment_failing_again_is_personal(
+    extractor: SemanticExtractor, text: str
+) -> None:
+    assert _intent(extractor, text) == "personal"

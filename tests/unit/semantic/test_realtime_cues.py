@@ -156,3 +156,14 @@ def test_a_rebate_is_a_price_of_the_moment(extractor: SemanticExtractor) -> None
     decision = extractor.decide("Galaxy S24 price after the mail-in rebate")
     assert isinstance(decision, Bypass)
     assert decision.intent == "realtime"
+
+
+@pytest.mark.parametrize(
+    "question", ["Model Y 有哪些颜色？珍珠白现车有吗", "小米14 有几种颜色，白色还能抢到吗"]
+)
+def test_a_car_in_stock_or_one_still_to_be_had_is_the_moment(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass)
+    assert decision.intent == "realtime"
