@@ -737,6 +737,23 @@ class SemanticExtractor:
             return False
         return not self._gate.matches("personal", body)
 
+    def _lists_own_values(self, keys: Sequence[str], attribute_hits: Sequence[Hit]) -> bool:
+        """Whether the several values of ``keys`` are what the question asks for: each key
+        names a spec asked by its own word whose answer is the list of that key's values
+        ("what storage options … like 256 / 512": examples of the answer, not a
+        comparison)."""
+        asked = {
+            parse_label(h.label).name
+            for h in attribute_hits
+            if parse_label(h.label).kind == "strong"
+        }
+        return bool(keys) and all(
+            key in asked
+            and self._attributes.spec(key).kind == "spec"
+            and not self._attributes.spec(key).constraint_keys
+            for key in keys
+        )
+
     def _unknown_latin_word(self, masked: str, read: Sequence[Hit] = ()) -> str | None:
         """A Latin word neither the vocabulary nor the English dictionary knows: a
         misspelt variant or value word the rules may have read past ("pro mx"). A word
@@ -1240,7 +1257,9 @@ class SemanticExtractor:
             )
         if named >= 2:
             structural["compare"] = f"names {named} products"
-        elif reading.conflicting_keys():
+        elif reading.conflicting_keys() and not self._lists_own_values(
+            reading.conflicting_keys(), attribute_words()
+        ):
             structural["compare"] = f"several values of {', '.join(reading.conflicting_keys())}"
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
