@@ -1003,6 +1003,10 @@ class SemanticExtractor:
         time of the asker's own plans (a first-person clause: 我下周要出差) or, for a
         comparison, a degree adverb before an adjective (车库比较窄: "fairly narrow")."""
         clauses = _situation_clauses(gate_text)
+        if clauses is None and intent == "predict":
+            # "下个月我爸过生日…，一般几天能发货": a store rule is asked of no product; the
+            # clause naming the policy is the one that asks.
+            clauses = self._policy_clauses(gate_text, attribute_words())
         if clauses is None:
             return None
         cues = self._gate.hits(intent, gate_text, boundaries)
@@ -1067,6 +1071,24 @@ class SemanticExtractor:
         if not blanked:
             return None
         return _blank_spans(gate_text, blanked)
+
+    def _policy_clauses(
+        self, gate_text: str, worded: Sequence[Hit]
+    ) -> list[tuple[int, int]] | None:
+        """The clauses of a question about a store rule that may tell the asker's
+        situation beside the one naming the policy: a few of them, no product named."""
+        clauses = _clauses(gate_text)
+        if not 2 <= len(clauses) <= _MAX_SITUATION_CLAUSES or PRODUCT_MASK in gate_text:
+            return None
+        policies = [
+            h
+            for h in worded
+            if parse_label(h.label).kind == "strong"
+            and self._attributes.spec(parse_label(h.label).name).kind == "policy"
+        ]
+        if not any(any(s <= h.start and h.end <= e for h in policies) for s, e in clauses):
+            return None
+        return clauses
 
     def _past_blanked(
         self, gate_text: str, boundaries: frozenset[int], attribute_words: Callable[[], list[Hit]]
