@@ -350,8 +350,40 @@ def only_other_words(hits: Sequence[Hit], context: CueContext) -> bool:
         any(h.overlaps(a) for a in phrases) or _word_of_asked_attribute(h, context) for h in hits
     ):
         return True
+    if all(_preferred_action(h, context) for h in hits):
+        return True
     adverbs = context.degree_adverbs()
     return all((h.start, h.end) in adverbs or any(h.overlaps(a) for a in phrases) for h in hits)
+
+
+#: "would rather V than V": a preference between two things the asker does, its "than"
+#: between two verbs ("i'd rather ask than assume"), no product or value on either side.
+_PREFERENCE_BEFORE = re.compile(
+    r"(?:\b(?:i'?d|i’d|i would|we'?d|we’d|we would)\s+|^\s*|[,.;:!?]\s*)"
+    r"(?:rather|sooner)\s+(?:[a-z'’]+\s+){0,3}$"
+)
+_PREFERENCE_AFTER = re.compile(r"\s+(?!(?:the|a|an|one|it|that|this|those|these|mine)\b)[a-z]+\b")
+
+
+def _preferred_action(hit: Hit, context: CueContext) -> bool:
+    """Whether ``hit`` is the "than" of the asker's "i'd rather V than V": what they
+    prefer to do, no product, value or attribute word on either side ("would you
+    rather get more storage than ram" asks advice)."""
+    text = context.text
+    if hit.text.strip() != "than":
+        return False
+    before = _PREFERENCE_BEFORE.search(text, max(0, hit.start - 60), hit.start)
+    after = _PREFERENCE_AFTER.match(text, hit.end)
+    if before is None or after is None:
+        return False
+    start, end = before.start(), after.end()
+    span = text[start:end]
+    return not (
+        PRODUCT_MASK in span
+        or UNKNOWN_MASK in span
+        or any(ch.isdigit() for ch in span)
+        or any(start < a.end and a.start < end for a in context.attribute_hits)
+    )
 
 
 #: An A-not-A question of a verb (要不要, 需不需要): "is it so or not".

@@ -750,6 +750,23 @@ class SemanticExtractor:
             return False
         return not self._gate.matches("personal", body)
 
+    def _lists_own_values(self, keys: Sequence[str], attribute_hits: Sequence[Hit]) -> bool:
+        """Whether the several values of ``keys`` are what the question asks for: each key
+        names a spec asked by its own word whose answer is the list of that key's values
+        ("what storage options … like 256 / 512": examples of the answer, not a
+        comparison)."""
+        asked = {
+            parse_label(h.label).name
+            for h in attribute_hits
+            if parse_label(h.label).kind == "strong"
+        }
+        return bool(keys) and all(
+            key in asked
+            and self._attributes.spec(key).kind == "spec"
+            and not self._attributes.spec(key).constraint_keys
+            for key in keys
+        )
+
     def _unknown_latin_word(self, masked: str, read: Sequence[Hit] = ()) -> str | None:
         """A Latin word neither the vocabulary nor the English dictionary knows: a
         misspelt variant or value word the rules may have read past ("pro mx"). A word
@@ -999,6 +1016,10 @@ class SemanticExtractor:
         time of the asker's own plans (a first-person clause: 我下周要出差) or, for a
         comparison, a degree adverb before an adjective (车库比较窄: "fairly narrow")."""
         clauses = _situation_clauses(gate_text)
+        if clauses is None and intent == "predict":
+            # "下个月我爸过生日…，一般几天能发货": a store rule is asked of no product; the
+            # clause naming the policy is the one that asks.
+            clauses = self._policy_clauses(gate_text, attribute_words())
         if clauses is None:
             return None
         cues = self._gate.hits(intent, gate_text, boundaries)
@@ -1063,6 +1084,24 @@ class SemanticExtractor:
         if not blanked:
             return None
         return _blank_spans(gate_text, blanked)
+
+    def _policy_clauses(
+        self, gate_text: str, worded: Sequence[Hit]
+    ) -> list[tuple[int, int]] | None:
+        """The clauses of a question about a store rule that may tell the asker's
+        situation beside the one naming the policy: a few of them, no product named."""
+        clauses = _clauses(gate_text)
+        if not 2 <= len(clauses) <= _MAX_SITUATION_CLAUSES or PRODUCT_MASK in gate_text:
+            return None
+        policies = [
+            h
+            for h in worded
+            if parse_label(h.label).kind == "strong"
+            and self._attributes.spec(parse_label(h.label).name).kind == "policy"
+        ]
+        if not any(any(s <= h.start and h.end <= e for h in policies) for s, e in clauses):
+            return None
+        return clauses
 
     def _past_blanked(
         self, gate_text: str, boundaries: frozenset[int], attribute_words: Callable[[], list[Hit]]
@@ -1264,7 +1303,9 @@ class SemanticExtractor:
             )
         if named >= 2:
             structural["compare"] = f"names {named} products"
-        elif reading.conflicting_keys():
+        elif reading.conflicting_keys() and not self._lists_own_values(
+            reading.conflicting_keys(), attribute_words()
+        ):
             structural["compare"] = f"several values of {', '.join(reading.conflicting_keys())}"
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason

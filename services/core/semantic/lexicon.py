@@ -101,6 +101,9 @@ _ABBREVIATIONS = {
     "years": ("yrs",),
     "year": ("yr",),
     "minutes": ("mins",),
+    # clipped forms written as words of their own (a tech blog)
+    "technology": ("tech",),
+    "technical": ("tech",),
 }
 #: British spellings and the American forms a US word list has (neighbour → neighbor,
 #: authorised → authorized, centre → center, analyse → analyze, catalogue → catalog,

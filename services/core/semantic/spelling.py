@@ -457,6 +457,10 @@ _EVERYDAY_FREQUENCY = 10_000
 _SINGULAR_FREQUENCY = 1_000
 _MIN_COMPOUND_PART = 3
 _MIN_EVERYDAY_TYPO = 5
+#: A word this long, one letter off a dictionary word of some use (seperately), is that
+#: word misspelt: no product or vocabulary word is so long and so near a common word.
+_MIN_LONG_TYPO = 9
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 class PlainEnglish:
@@ -501,12 +505,25 @@ class PlainEnglish:
             and stem not in meaning
         )
 
+    def _long_typo(self, word: str) -> bool:
+        """Whether a long word is one letter changed from a dictionary word used at least
+        as often as a listed plural's singular, keeping its first letter."""
+        if len(word) < _MIN_LONG_TYPO:
+            return False
+        english = self._english
+        for i in range(1, len(word)):
+            for letter in _LETTERS:
+                changed = word[:i] + letter + word[i + 1 :]
+                if changed != word and english.get(changed, 0) >= _SINGULAR_FREQUENCY:
+                    return True
+        return False
+
     def _typo(self, word: str) -> bool:
         if len(word) < _MIN_EVERYDAY_TYPO:
             return False
         cuts = (word, *(word[:i] + word[i + 1 :] for i in range(len(word))))
         near = {w for cut in cuts for w in self._deletes.get(cut, ()) if w[0] == word[0]}
-        if not any(OSA.distance(word, w) == 1 for w in near):
+        if not any(OSA.distance(word, w) == 1 for w in near) and not self._long_typo(word):
             return False
         # near a word that carries meaning here, it may be that word misspelt
         return not process.extract(
