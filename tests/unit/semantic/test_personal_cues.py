@@ -250,3 +250,8 @@ def test_a_surname_invoice_details_or_a_payment_failing_again_is_personal(
     extractor: SemanticExtractor, text: str
 ) -> None:
     assert _intent(extractor, text) == "personal"
+
+
+@pytest.mark.parametrize("text", ["my 订单 when ship", "where is our 快递"])
+def test_my_before_a_chinese_noun_is_the_askers(extractor: SemanticExtractor, text: str) -> None:
+    assert _intent(extractor, text) == "personal"
