@@ -61,7 +61,7 @@ from services.core.semantic.products import (
     screen_sizes,
     spec_text,
 )
-from services.core.semantic.reader import NgramReader
+from services.core.semantic.reader import NgramReader, ReaderVerdict
 from services.core.semantic.segment import WordSegmenter
 from services.core.semantic.spelling import PlainEnglish
 from services.core.semantic.transliteration import opens_a_word, vocabulary_openings
@@ -591,13 +591,18 @@ class SemanticExtractor:
         decision, derived, by_unit, value_nouns, context = self._decide_rules(text, norm, scanned)
         if second_reader and isinstance(decision, Fingerprint):
             reader_norm = _blank_spans(norm, value_nouns, " ")
-            verdict = self._reader.read(
-                _with_listed(reader_norm, context),
-                decision.product,
-                decision.attribute,
-                family_only=derived,
-                attribute_settled=by_unit,
-            )
+            fingerprint = decision
+
+            def read(text_read: str) -> ReaderVerdict:
+                return self._reader.read(
+                    _with_listed(text_read, context),
+                    fingerprint.product,
+                    fingerprint.attribute,
+                    family_only=derived,
+                    attribute_settled=by_unit,
+                )
+
+            verdict = read(reader_norm)
             if not verdict.agrees:
                 asking = self._asking_clauses(reader_norm, verdict.attribute)
                 if asking is not None:
@@ -605,13 +610,7 @@ class SemanticExtractor:
                     # every n-gram, so the asker's situation told around the question
                     # drowns it; it reads again the clauses that name a product or an
                     # attribute, the ones the rules read the question from.
-                    verdict = self._reader.read(
-                        _with_listed(asking, context),
-                        decision.product,
-                        decision.attribute,
-                        family_only=derived,
-                        attribute_settled=by_unit,
-                    )
+                    verdict = read(asking)
             if not verdict.agrees:
                 return NoFingerprint(
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"
