@@ -52,6 +52,7 @@ from services.core.semantic.lexicon import (
 from services.core.semantic.normalise import TextNormaliser
 from services.core.semantic.note_variants import NoteVariants
 from services.core.semantic.phrases import Hit, PhraseSet, strip_inside
+from services.core.semantic.pinyin_words import PinyinWords
 from services.core.semantic.products import (
     CatalogEntry,
     Mention,
@@ -420,6 +421,30 @@ class SemanticExtractor:
                 token in self._known_words or token in self._english or token in self._chat_words
             ),
         )
+        # The same vocabulary typed in full pinyin (xuhang 续航, duoshao qian 多少钱), and
+        # the units (gongli 公里).
+        self._pinyin_words = PinyinWords(
+            (
+                *self._lexicon.all_phrases(),
+                *user_words,
+                *policy_phrases,
+                *(str(w) for w in lexicon_doc.get("chat_words", ())),
+                *(str(f) for forms in lexicon_doc.get("units", {}).values() for f in forms),
+                # the words inside the vocabulary's phrases (支持 of 支持快充)
+                *(
+                    w
+                    for p in {*self._lexicon.all_phrases(), *policy_phrases}
+                    if not p.isascii()
+                    for w in self._segmenter.words(p)
+                    if len(w) >= 2
+                ),
+            ),
+            lambda spelling: (
+                spelling in self._known_words
+                or spelling in self._english
+                or spelling in self._chat_words
+            ),
+        )
         # The catalog's units are attribute words too ("多少毫安", "几寸").
         unit_words: dict[str, list[str]] = {}
         unit_forms = lexicon_doc.get("units", {})
@@ -531,7 +556,14 @@ class SemanticExtractor:
             # initials (kf, sx) as words: what reads already never changes.
             readings = self._initials.readings(text)
             if readings:
-                return self._decide_initials(readings, decision, second_reader)
+                decision = self._decide_initials(readings, decision, second_reader)
+        if isinstance(decision, NoFingerprint):
+            # ... and so with its vocabulary words typed in pinyin (xuhang 续航)
+            reading = self._pinyin_words.reading(text)
+            if reading is not None:
+                read = self._decide_text(reading, second_reader)
+                if not isinstance(read, NoFingerprint):
+                    return read
         return decision
 
     def _decide_initials(

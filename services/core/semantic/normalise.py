@@ -186,6 +186,11 @@ _CHAT_ARE = re.compile(r"(?<=[a-z] )r(?= [a-z])")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
+#: "how many" before an uncountable noun: learners of English (and Chinese 多少, which
+#: counts both) say "how many money" for "how much money". Same length as written.
+_HOW_MANY_MASS = re.compile(r"\bhow many(?=\s+(?:money|cash)\b)")
+
+
 class TextNormaliser:
     """Normalises questions; built once from the vocabulary and the series words."""
 
@@ -296,6 +301,8 @@ class TextNormaliser:
         out = unicodedata.normalize("NFKC", text).lower().translate(_APOSTROPHES)
         if " r " in out and out.isascii():
             out = _CHAT_ARE.sub("are", out)
+        if "how many" in out:
+            out = _HOW_MANY_MASS.sub("how much", out)
         if self._pinyin is not None:
             out = self._pinyin.replace(out)
         if self._spelling is not None:

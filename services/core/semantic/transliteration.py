@@ -36,7 +36,7 @@ _COMMON = 100
 #: personal pronouns and the prepositions of whom for (给你, 给我女朋友, 替他) are among them:
 #: a closed class of words of their own, never a sound of a Latin word; but 你 is not, as
 #: 迷你 is how "mini" is written.
-_FUNCTION = frozenset(
+FUNCTION_CHARACTERS = _FUNCTION = frozenset(
     "的了吗呢吧啊呀么是有在和与跟也都就还要会能可很多几哪啥怎什为对用个不没我您他她它咱俺给替"
 )
 #: Aspect particles, 的 and 得: after them a character is a word of its own (破了, 破的).

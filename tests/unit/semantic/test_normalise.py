@@ -49,3 +49,9 @@ def normaliser() -> TextNormaliser:
 )
 def test_normalise(normaliser: TextNormaliser, text: str, expected: str) -> None:
     assert normaliser.normalise(text) == expected
+
+
+def test_how_many_before_an_uncountable_noun_is_how_much() -> None:
+    normaliser = TextNormaliser(())
+    assert normaliser.normalise("xiaomi 14 how many money") == "xiaomi 14 how much money"
+    assert normaliser.normalise("how many colours") == "how many colours"
