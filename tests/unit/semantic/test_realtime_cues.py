@@ -10,16 +10,14 @@ from services.core.semantic.admission import only_present_time, volatile_attribu
 from services.core.semantic.extractor import SemanticExtractor
 from services.core.semantic.fingerprint import Bypass
 from services.core.semantic.phrases import Hit
-from tests.unit.semantic.decisions import cid_of, rules_cid
+from tests.unit.semantic.decisions import cid_of, decided_bypass, rules_cid
 
 
 @pytest.mark.parametrize(
     "text", ["iPhone 15这会儿多少钱", "小米14眼下什么价", "Model Y price as of today"]
 )
 def test_everyday_now_words_are_realtime(extractor: SemanticExtractor, text: str) -> None:
-    decision = extractor.decide(text)
-    assert isinstance(decision, Bypass), decision
-    assert decision.intent == "realtime"
+    assert decided_bypass(extractor, text) == "realtime"
 
 
 def test_a_camelcase_feature_word_is_no_sales_promotion(extractor: SemanticExtractor) -> None:
@@ -59,9 +57,7 @@ def test_a_time_word_of_the_askers_situation_is_no_realtime_cue(
 def test_realtime_cues_outside_a_situation_clause_still_bypass(
     extractor: SemanticExtractor, question: str
 ) -> None:
-    decision = extractor.decide(question)
-    assert isinstance(decision, Bypass), decision
-    assert decision.intent == "realtime"
+    assert decided_bypass(extractor, question) == "realtime"
 
 
 @pytest.mark.parametrize(
@@ -86,9 +82,7 @@ def test_idioms_of_deal_and_now_are_no_realtime_cue(
     "question", ["any deals on the iphone 15", "how heavy is the galaxy s24 now, any deal"]
 )
 def test_deal_and_now_still_bypass(extractor: SemanticExtractor, question: str) -> None:
-    decision = extractor.decide(question)
-    assert isinstance(decision, Bypass), decision
-    assert decision.intent == "realtime"
+    assert decided_bypass(extractor, question) == "realtime"
 
 
 @pytest.mark.parametrize(
@@ -100,9 +94,7 @@ def test_deal_and_now_still_bypass(extractor: SemanticExtractor, question: str) 
     ],
 )
 def test_sales_word_stays_realtime(extractor: SemanticExtractor, question: str) -> None:
-    decision = extractor.decide(question)
-    assert isinstance(decision, Bypass), decision
-    assert decision.intent == "realtime"
+    assert decided_bypass(extractor, question) == "realtime"
 
 
 def test_volatile_attributes_come_from_the_descriptions() -> None:
@@ -135,9 +127,7 @@ def test_only_present_time() -> None:
 def test_an_on_the_road_price_an_open_order_or_a_price_fall_is_the_moment(
     extractor: SemanticExtractor, question: str
 ) -> None:
-    decision = extractor.decide(question)
-    assert isinstance(decision, Bypass)
-    assert decision.intent == "realtime"
+    assert decided_bypass(extractor, question) == "realtime"
 
 
 @pytest.mark.parametrize(
@@ -147,15 +137,11 @@ def test_an_on_the_road_price_an_open_order_or_a_price_fall_is_the_moment(
 def test_a_price_for_a_group_of_buyers_is_a_discount_of_the_moment(
     extractor: SemanticExtractor, question: str
 ) -> None:
-    decision = extractor.decide(question)
-    assert isinstance(decision, Bypass)
-    assert decision.intent == "realtime"
+    assert decided_bypass(extractor, question) == "realtime"
 
 
 def test_a_rebate_is_a_price_of_the_moment(extractor: SemanticExtractor) -> None:
-    decision = extractor.decide("Galaxy S24 price after the mail-in rebate")
-    assert isinstance(decision, Bypass)
-    assert decision.intent == "realtime"
+    assert decided_bypass(extractor, "Galaxy S24 price after the mail-in rebate") == "realtime"
 
 
 @pytest.mark.parametrize(
@@ -164,6 +150,4 @@ def test_a_rebate_is_a_price_of_the_moment(extractor: SemanticExtractor) -> None
 def test_a_car_in_stock_or_one_still_to_be_had_is_the_moment(
     extractor: SemanticExtractor, question: str
 ) -> None:
-    decision = extractor.decide(question)
-    assert isinstance(decision, Bypass)
-    assert decision.intent == "realtime"
+    assert decided_bypass(extractor, question) == "realtime"
