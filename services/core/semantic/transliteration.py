@@ -162,15 +162,8 @@ class Transliterator:
     def _replace_edition_run(self, match: re.Match[str]) -> str:
         # Only a run that reads whole as variant words (普拉斯, 普罗麦克斯); 加大 stays.
         run = match.group(1)
-        words: list[str] = []
-        index = 0
-        while index < len(run):
-            word = self._word_at(run, index)
-            if word is None:
-                return run
-            words.append(word[0])
-            index += word[1]
-        return " " + " ".join(words)
+        words, index = self._words_from(run, 0)
+        return " " + " ".join(words) if words and index == len(run) else run
 
     def _replace_plus(self, match: re.Match[str]) -> str:
         # 加 is how "+" is read: 24加 is the S24+. A dictionary word it starts (加价,
@@ -203,15 +196,22 @@ class Transliterator:
         if nickname is not None and _after_digit(match) and self._is_nickname(run):
             words.append(nickname)
             index = 1
+        read, index = self._words_from(run, index)
+        words.extend(read)
+        if not words:
+            return match.group(0)
+        return " " + " ".join(words) + " " + run[index:]
+
+    def _words_from(self, run: str, index: int) -> tuple[list[str], int]:
+        """The variant words ``run`` reads as from ``index`` on, and where they stop."""
+        words: list[str] = []
         while index < len(run):
             word = self._word_at(run, index)
             if word is None:
                 break
             words.append(word[0])
             index += word[1]
-        if not words:
-            return match.group(0)
-        return " " + " ".join(words) + " " + run[index:]
+        return words, index
 
     def _is_nickname(self, run: str) -> bool:
         # An aspect particle or 的 after it makes the character the verb or adjective it
