@@ -19,13 +19,16 @@ from itertools import product
 
 from pypinyin import Style, lazy_pinyin, pinyin
 
-from services.core.semantic.transliteration import FUNCTION_CHARACTERS
+from services.core.semantic.transliteration import (
+    FUNCTION_CHARACTERS,
+    longest_pinyin_form,
+    syllable_cuts,
+)
 
 _CJK_ONLY = re.compile(r"[\u4e00-\u9fff]{2,6}")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 #: A Latin word on its own: not part of a model token (ip16pro, m3, 45mm).
 _TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]+(?![A-Za-z0-9])")
-_MAX_SYLLABLES = 6
 #: Readings of one word's polyphones looked at, at most.
 _MAX_SPELLINGS = 8
 
@@ -60,9 +63,7 @@ class PinyinWords:
                 joined = "".join(syllables)
                 if is_word(joined):
                     continue
-                cuts = frozenset(
-                    sum(len(s) for s in syllables[: i + 1]) for i in range(len(syllables))
-                )
+                cuts = syllable_cuts(syllables)
                 spelt.setdefault(joined, set()).add((word, cuts))
         # a spelling two vocabulary words share (homophones) names neither
         self._forms = {k: next(iter(v)) for k, v in spelt.items() if len({w for w, _ in v}) == 1}
@@ -165,17 +166,4 @@ class PinyinWords:
     ) -> tuple[int, str] | None:
         """The last token index and the Chinese word of the longest vocabulary spelling
         that starts at ``tokens[index]``."""
-        joined = ""
-        best: tuple[int, str] | None = None
-        offsets: list[int] = []
-        for last in range(index, min(len(tokens), index + _MAX_SYLLABLES)):
-            if last > index and text[tokens[last - 1].end() : tokens[last].start()] != " ":
-                break  # one space between the syllables of one word, nothing else
-            joined += tokens[last].group().lower()
-            offsets.append(len(joined))
-            form = self._forms.get(joined)
-            if form is not None and all(o in form[1] for o in offsets):
-                best = (last, form[0])
-            if joined not in self._prefixes:
-                break
-        return best
+        return longest_pinyin_form(text, tokens, index, self._forms, self._prefixes, lower=True)

@@ -353,8 +353,42 @@ def _pinyin_form(run: str) -> tuple[str, frozenset[int]] | None:
         or not all(s.isascii() and s.isalpha() for s in syllables)
     ):
         return None
-    cuts = frozenset(sum(len(s) for s in syllables[: i + 1]) for i in range(len(syllables)))
-    return "".join(syllables), cuts
+    return "".join(syllables), syllable_cuts(syllables)
+
+
+def syllable_cuts(syllables: Sequence[str]) -> frozenset[int]:
+    """Where the syllables end in their joined spelling (xu|hang → {2, 6})."""
+    return frozenset(sum(len(s) for s in syllables[: i + 1]) for i in range(len(syllables)))
+
+
+def longest_pinyin_form(
+    text: str,
+    words: Sequence[re.Match[str]],
+    index: int,
+    forms: Mapping[str, tuple[str, frozenset[int]]],
+    prefixes: frozenset[str],
+    *,
+    lower: bool = False,
+) -> tuple[int, str] | None:
+    """The last word index and the Chinese word of the longest pinyin form (spelling →
+    the word and its syllable cuts) that starts at ``words[index]``: the words one space
+    apart, cut only where the form's syllables are (``prefixes``: every beginning of a
+    form, where a longer one may still be read). ``lower``: the words' letters folded."""
+    joined = ""
+    best: tuple[int, str] | None = None
+    offsets: list[int] = []
+    for last in range(index, min(len(words), index + _MAX_SYLLABLES)):
+        if last > index and text[words[last - 1].end() : words[last].start()] != " ":
+            break  # one space between the syllables of one word, nothing else
+        word = words[last].group()
+        joined += word.lower() if lower else word
+        offsets.append(len(joined))
+        form = forms.get(joined)
+        if form is not None and all(o in form[1] for o in offsets):
+            best = (last, form[0])
+        if joined not in prefixes:
+            break  # no longer form begins with these words
+    return best
 
 
 class PinyinNames:
@@ -486,18 +520,6 @@ class PinyinNames:
     ) -> tuple[int, str] | None:
         """The last word index and the Chinese word of the longest pinyin form that
         starts at ``words[index]``."""
-        forms = self._forms if forms is None else forms
-        joined = ""
-        best: tuple[int, str] | None = None
-        offsets: list[int] = []
-        for last in range(index, min(len(words), index + _MAX_SYLLABLES)):
-            if last > index and text[words[last - 1].end() : words[last].start()] != " ":
-                break  # one space between the syllables of one name, nothing else
-            joined += words[last].group()
-            offsets.append(len(joined))
-            form = forms.get(joined)
-            if form is not None and all(o in form[1] for o in offsets):
-                best = (last, form[0])
-            if joined not in self._prefixes:
-                break  # no longer form begins with these words
-        return best
+        return longest_pinyin_form(
+            text, words, index, self._forms if forms is None else forms, self._prefixes
+        )
