@@ -175,6 +175,8 @@ class AdmissionGate:
                 ),
                 ((p, rule.intent) for p in rule.patterns),
                 scan_led_patterns_alone=True,
+                # A cue word is never a unit: "5ATM" is water resistance, not "at the moment".
+                words_after_numbers=False,
             )
             for rule in policy.rules
         }

@@ -183,6 +183,13 @@ def parse_chinese_numeral(run: str) -> int | None:
 #: words of an English question (never beside a number: no model letter).
 _CHAT_ARE = re.compile(r"(?<=[a-z] )r(?= [a-z])")
 
+#: "wats the price": chat spells "what's" by its sound; before a determiner or a verb,
+#: and with no number before it, it is no unit of power (65 wats is 65 watts).
+_CHAT_WHATS = re.compile(
+    r"(?<![\d\w])(?<!\d )(?<!many )(?<!much )(?:wats|wots|wuts|whts)"
+    r"(?=\s+(?:the|a|an|ur|your|this|that|its|it's|is|are|on|in|with|up)\b)"
+)
+
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
@@ -299,6 +306,8 @@ class TextNormaliser:
     def normalise(self, text: str) -> str:
         # Typographic apostrophes are the ASCII one ("haven’t" is "haven't"), length kept.
         out = unicodedata.normalize("NFKC", text).lower().translate(_APOSTROPHES)
+        if "wats" in out or "wots" in out or "wuts" in out or "whts" in out:
+            out = _CHAT_WHATS.sub("whats", out)
         if " r " in out and out.isascii():
             out = _CHAT_ARE.sub("are", out)
         if "how many" in out:

@@ -56,6 +56,12 @@ def _inflected(text: str, end: int) -> bool:
     return False
 
 
+def _glued_to_number(text: str, start: int) -> bool:
+    """Whether a Latin phrase at ``start`` follows a digit with nothing between."""
+    first = text[start]
+    return start > 0 and first.isascii() and first.isalpha() and text[start - 1].isdigit()
+
+
 def _clear_edges(text: str, start: int, end: int) -> bool:
     """A Latin phrase must not touch other letters (an English inflection of its last word
     aside), a number must not touch digits."""
@@ -129,6 +135,7 @@ class PhraseSet:
         "_more_needs",
         "_need_chars",
         "_short_cjk",
+        "_words_after_numbers",
     )
 
     def __init__(
@@ -137,12 +144,16 @@ class PhraseSet:
         patterns: Iterable[tuple[str, str]] = (),
         *,
         scan_led_patterns_alone: bool = False,
+        words_after_numbers: bool = True,
     ) -> None:
         """With ``scan_led_patterns_alone``, a pattern whose first character can only be
         one of a known set runs on its own (the regex engine then skips ahead to those
         characters, which an alternation of many patterns cannot) and not at all when
         the text has none of them; the rest share one alternation per label. Hits of
-        one label may then overlap: for callers that only ask whether a label occurs."""
+        one label may then overlap: for callers that only ask whether a label occurs.
+        Without ``words_after_numbers``, a Latin phrase glued to the number before it is
+        that number's unit or suffix, not the word (the atm of "5ATM", the rn of "15rn")."""
+        self._words_after_numbers = words_after_numbers
         labels: dict[str, list[str]] = {}
         for phrase, label in phrases:
             key = phrase.lower().strip()
@@ -286,8 +297,10 @@ class PhraseSet:
                 continue
             end = longest[start]
             phrase = text[start:end]
-            if not _clear_edges(text, start, end) or (
-                phrase in self._short_cjk and not _on_word(phrase, start, end, boundaries)
+            if (
+                not _clear_edges(text, start, end)
+                or (phrase in self._short_cjk and not _on_word(phrase, start, end, boundaries))
+                or (not self._words_after_numbers and _glued_to_number(text, start))
             ):
                 continue
             hits.extend(Hit(label, start, end, phrase) for label in self._labels[phrase])
