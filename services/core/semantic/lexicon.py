@@ -21,6 +21,7 @@ from itertools import pairwise
 from typing import Any
 
 from services.core.semantic.normalise import TextNormaliser
+from services.core.semantic.scripts import ChineseScripts
 from services.core.semantic.spelling import SpellingCorrector
 from services.core.semantic.transliteration import (
     PinyinNames,
@@ -321,6 +322,9 @@ class SlotLexicon:
                 for unit, words in lexicon_doc.get("units", {}).items()
                 if not _CURRENCY_CODE.fullmatch(str(unit)) and str(unit) not in _TIME_UNITS
                 for w in words
+            ),
+            ChineseScripts(
+                {str(k): str(v) for k, v in lexicon_doc.get("regional_words", {}).items()}
             ),
         )
         norm = normaliser.normalise

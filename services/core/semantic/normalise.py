@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from rapidfuzz.distance import OSA
 
+from services.core.semantic.scripts import ChineseScripts
 from services.core.semantic.spelling import SpellingCorrector
 from services.core.semantic.transliteration import PinyinNames, Transliterator
 
@@ -210,6 +211,7 @@ class TextNormaliser:
         "_numbered_heads",
         "_pinyin",
         "_protected",
+        "_scripts",
         "_series_words",
         "_spelling",
         "_spoken_number",
@@ -229,6 +231,7 @@ class TextNormaliser:
         pinyin: PinyinNames | None = None,
         nicknames: Iterable[str] = (),
         unit_words: Iterable[str] = (),
+        scripts: ChineseScripts | None = None,
     ) -> None:
         """``number_heads``: Latin name words a model number follows in the catalog's
         names (iphone of "iPhone 15", mate, model, series): an English number word after
@@ -239,6 +242,9 @@ class TextNormaliser:
         right before one is a measure (一公斤 → 1公斤), as before the built-in ones."""
         self._spelling = spelling
         self._pinyin = pinyin
+        # ``scripts``: traditional characters and regional written forms (幾多, 保固)
+        # read as the simplified standard the vocabulary is written in.
+        self._scripts = scripts
         # Variant nicknames (大杯, 超大杯): a numeral with a place value before one is the
         # model number they follow (十六大杯); a bare digit is a count there (一大杯水).
         self._nicknames = tuple(sorted((n for n in nicknames if len(n) > 1), key=len))
@@ -306,6 +312,8 @@ class TextNormaliser:
     def normalise(self, text: str) -> str:
         # Typographic apostrophes are the ASCII one ("haven’t" is "haven't"), length kept.
         out = unicodedata.normalize("NFKC", text).lower().translate(_APOSTROPHES)
+        if self._scripts is not None:
+            out = self._scripts.standard(out)
         if "wats" in out or "wots" in out or "wuts" in out or "whts" in out:
             out = _CHAT_WHATS.sub("whats", out)
         if " r " in out and out.isascii():
