@@ -5,8 +5,9 @@ mainland conversion, which also turns Taiwanese words into mainland ones (螢幕
 記憶體 → 内存, 支援 → 支持). Regional written forms that no character conversion covers
 (written Cantonese 幾多 → 多少, 我部 → 我的; Taiwanese 保固 → 保修) come from the
 lexicon's ``regional_words`` and are replaced first, longest first, in the script the
-shopper used: a form of two or more characters also matches its simplified spelling
-(系唔系, 几多), a single character only as listed (係, whose simplified 系 is the 系 of 系列).
+shopper used: a Cantonese form of two or more characters also matches its simplified
+spelling (系唔系), a single character only as listed (係, whose simplified 系 is the 系
+of 系列), a Taiwanese or Hong Kong word (保固) only as listed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from collections.abc import Mapping
 
 import opencc
 
+#: Characters only written Cantonese uses: a form with one is Cantonese in either
+#: script, so its simplified spelling (系唔系) is replaced too. Other regional forms
+#: (保固, 筆電) are words of traditional-script regions and match only as listed.
+_CANTONESE_ONLY = frozenset("唔冇咗嘅啲佢哋嗰咁噉嘢喺俾畀睇嚟揀攞係咩乜嘞㗎喎囉啩咋埋攰晒嚿嘥啱")
 #: Characters OpenCC may change: anything in the CJK blocks. Text without any is kept.
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -34,7 +39,7 @@ class ChineseScripts:
             if not key:
                 continue
             forms.setdefault(key, standard)
-            if len(key) >= 2:
+            if len(key) >= 2 and not _CANTONESE_ONLY.isdisjoint(key):
                 forms.setdefault(self._converter.convert(key), standard)
         self._forms = forms
         self._regional = (

@@ -18,9 +18,14 @@ def test_traditional_characters_and_taiwanese_words_become_mainland_ones() -> No
 
 
 def test_regional_forms_are_replaced_longest_first_in_either_script() -> None:
-    scripts = ChineseScripts({"幾多": "多少", "係": "是", "關係": "关系", "係唔係": "是不是"})
+    scripts = ChineseScripts(
+        {"幾多": "多少", "係": "是", "關係": "关系", "係唔係": "是不是", "保養期": "保修期"}
+    )
     assert scripts.standard("電池幾多") == "电池多少"
-    assert scripts.standard("电池几多") == "电池多少"  # the simplified spelling of 幾多
+    assert scripts.standard("系唔系") == "是不是"  # Cantonese in simplified characters
+    # A Hong Kong word matches as written: simplified 保养期 is the mainland word (upkeep).
+    assert scripts.standard("保養期") == "保修期"
+    assert scripts.standard("保养期") == "保养期"
     assert scripts.standard("係唔係") == "是不是"
     # 關係 is a word of its own; the lone 係 is the copula. Simplified 系 (系列) is kept.
     assert scripts.standard("有關係") == "有关系"
