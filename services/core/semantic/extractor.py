@@ -316,6 +316,21 @@ class SemanticExtractor:
             e.product_id: frozenset(w for n in e.names for w in re.findall(r"[a-z]+", n.lower()))
             for e in entries
         }
+        # The word a catalog name opens its series with, after the brand (iphone, galaxy,
+        # macbook, mate): said with no model it names a product we cannot tell.
+        brand_words = {w.lower() for ws in self._lexicon.brands.values() for w in ws}
+        self._series_heads = frozenset(
+            head
+            for e in entries
+            for n in e.names
+            if n[:1].isalpha()
+            for head in [_series_head(n, brand_words | {e.brand.lower()})]
+            if len(head) >= 4
+            and head not in self._lexicon.droppable_name_words
+            # "the watch": a category's word names no series
+            and head not in self._lexicon.category_words
+            and head not in self._lexicon.category_words.values()
+        )
         self._other_brands = PhraseSet(
             (self._normaliser.normalise(b), "other") for b in policy.other_brands
         )
@@ -1455,6 +1470,15 @@ class SemanticExtractor:
                 return NoFingerprint("spec question without a catalog product"), False, ()
             if any(not _touches(m, choice.hits) for m in scan.brands):
                 return NoFingerprint("names a brand but no model"), False, ()
+            head = next(
+                (m for m in _LATIN_WORD.finditer(masked) if m.group() in self._series_heads), None
+            )
+            if head is not None and not _touches_any(
+                Hit("series", head.start(), head.end(), head.group()), choice.hits
+            ):
+                # "galaxy s twenty four ultra warranty": a series named, its model not read;
+                # the store-wide rule may not be that product's.
+                return NoFingerprint("names a series but no model"), False, ()
         unsold = self._unsold_variant(product, attribute, norm, scan)
         if unsold is not None:
             return unsold, False, ()
@@ -2382,6 +2406,12 @@ def _touches_any(hit: Hit, others: Sequence[Hit]) -> bool:
     """Whether ``hit`` overlaps one of ``others`` (a policy's own period: "within 7 days"
     states the rule's period, never a variant of it)."""
     return any(o.start < hit.end and hit.start < o.end for o in others)
+
+
+def _series_head(name: str, brand_words: frozenset[str] | set[str]) -> str:
+    """The first Latin word of a catalog name that is not its brand ("galaxy" of
+    "Samsung Galaxy S24"), or ""."""
+    return next((w for w in re.findall(r"[a-z]+", name.lower()) if w not in brand_words), "")
 
 
 def _touches(mention: Mention, hits: Sequence[Hit]) -> bool:

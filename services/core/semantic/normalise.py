@@ -33,10 +33,12 @@ _CN_DIGITS = {
     "七": 7,
     "八": 8,
     "九": 9,
+    # 幺 is how 一 is spoken when digits are read one by one (五幺二 = 512).
+    "幺": 1,
 }
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
-_CN_NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九十百千")
-_CN_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千]+")
+_CN_NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九幺十百千")
+_CN_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九幺十百千]+")
 _MULTIPLIERS = frozenset("十百千")
 #: Words that make a round number approximate before its unit (三十多克, 两百来克, 百余克).
 _APPROXIMATE = frozenset("多来余")
@@ -108,13 +110,51 @@ _EN_NUMBER = (
     + "|".join(sorted((k for k in _EN_UNITS if k != "one"), key=len, reverse=True))
     + ")"
 )
+_EN_HUNDREDS_DIGIT = "|".join(k for k, v in _EN_UNITS.items() if 0 < v < 10)
+_EN_BELOW_HUNDRED = (
+    "(?:(?:"
+    + "|".join(_EN_TENS)
+    + r")(?:[\s-](?:"
+    + _EN_DIGITS
+    + "))?|"
+    + "|".join(sorted((k for k, v in _EN_UNITS.items() if v >= 10), key=len, reverse=True))
+    + ")"
+)
+
+
+def _spoken_quantity(pairs: bool) -> str:
+    """A quantity said in words: "five hundred (and) twelve", "forty one", "seven". With
+    ``pairs``, also a hundreds digit then the rest, as sizes are read ("one twenty
+    eight" = 128, "five twelve" = 512)."""
+    rest = rf"(?:\s+(?:{_EN_BELOW_HUNDRED}|{_EN_DIGITS}))?"
+    hundreds = rf"(?:{_EN_HUNDREDS_DIGIT})\s+hundred(?:\s+and)?{rest}"
+    pair = rf"|(?:{_EN_HUNDREDS_DIGIT})\s+{_EN_BELOW_HUNDRED}" if pairs else ""
+    return rf"(?:{hundreds}{pair}|{_EN_BELOW_HUNDRED}|{_EN_DIGITS})"
+
+
+def parse_spoken_quantity(words: str) -> int:
+    """Value of a quantity matched by ``_spoken_quantity`` ("one twenty eight" = 128)."""
+    parts = [w for w in re.split(r"[\s-]+", words.strip()) if w and w != "and"]
+    if "hundred" in parts:
+        at = parts.index("hundred")
+        return parse_english_number(" ".join(parts[:at])) * 100 + parse_english_number(
+            " ".join(parts[at + 1 :])
+        )
+    if len(parts) >= 2 and parts[0] in _EN_UNITS and 0 < _EN_UNITS[parts[0]] < 10:
+        rest = " ".join(parts[1:])
+        if rest and parse_english_number(rest) >= 10:
+            return _EN_UNITS[parts[0]] * 100 + parse_english_number(rest)
+    return parse_english_number(words)
+
+
 #: The longest vocabulary word looked for where a numeral word may be split.
 _MAX_WORD = 6
 #: A number right before a storage unit is a storage size, the unit's word its symbol
 #: ("one terabyte" = 1tb, "two tb" = 2tb, "256 gigabytes" = 256gb): "one" before a unit
 #: is no pronoun.
 _SPOKEN_STORAGE = re.compile(
-    r"(?<![a-z'\d.])(\d+|one|" + _EN_NUMBER + r")[\s-]*(terabytes?|tb|gigabytes?|gigs?|gb)(?![a-z])"
+    r"(?<![a-z'\d.])(\d+|" + _spoken_quantity(pairs=True) + r"|one|" + _EN_NUMBER + r")"
+    r"[\s-]*(terabytes?|tb|gigabytes?|gigs?|gb)(?![a-z])"
     # "a terabyte": the article before a unit spelt out counts one
     r"|(?<![a-z'\d.])(a)\s+(terabyte|gigabyte)(?![a-z])"
 )
@@ -141,6 +181,8 @@ _GE_BEFORE_UNIT = re.compile(r"([零〇一二两三四五六七八九十百千\d
 # Chinese chat leaves the next digit's place unsaid after 万: 24万5 is 24.5万, 3万2 is
 # 3.2万; not before another digit or a smaller multiplier (2万5千 says it in full).
 _WAN_TAIL = re.compile(r"(?<![\d.])(\d+)万([1-9])(?![\d.十百千万])")
+# "41 millimeters" is 41mm as the case sizes and the specs write it.
+_SPELT_MILLIMETRES = re.compile(r"(?<=\d)\s*millimet(?:er|re)s?(?![a-z])")
 # "in" glued to a number is the inch symbol (6.7in, 14in); apart, it is the preposition.
 _GLUED_INCH = re.compile(r"(?<![a-z\d.])(\d+(?:\.\d+)?)in(?![a-z\d])")
 # Function words that start with a numeral: after a model's numeral ("gt四一般", "十五一共")
@@ -214,6 +256,7 @@ class TextNormaliser:
         "_scripts",
         "_series_words",
         "_spelling",
+        "_spoken_measure",
         "_spoken_number",
         "_transliterator",
         "_units_after",
@@ -248,8 +291,27 @@ class TextNormaliser:
         # Variant nicknames (大杯, 超大杯): a numeral with a place value before one is the
         # model number they follow (十六大杯); a bare digit is a count there (一大杯水).
         self._nicknames = tuple(sorted((n for n in nicknames if len(n) > 1), key=len))
+        unit_words = tuple(unit_words)
         self._units_after = tuple(
             dict.fromkeys((*_UNIT_AFTER, *(w for w in unit_words if w and not w.isascii())))
+        )
+        # "forty one millimeters", "five hundred grams": a quantity said in words before
+        # a unit the vocabulary spells out is that number in the unit (41 millimeters).
+        spelt = sorted(
+            {w.lower() for w in unit_words if w.isascii() and w.isalpha() and len(w) >= 2},
+            key=len,
+            reverse=True,
+        )
+        self._spoken_measure = (
+            re.compile(
+                r"(?<![a-z'\d.])("
+                + _spoken_quantity(pairs=False)
+                + r")[\s-]+("
+                + "|".join(re.escape(w) for w in spelt)
+                + r")(?![a-z])"
+            )
+            if spelt
+            else None
         )
         heads = sorted({h.lower() for h in number_heads if len(h) >= 2}, key=len, reverse=True)
         self._spoken_number = (
@@ -261,6 +323,11 @@ class TextNormaliser:
                 + r")(?![a-z])(?!\s+(?:"
                 + "|".join(_COUNTED)
                 + r")\b)"
+                # "pro five hundred twelve gb", "pro two fifty six gig": the number word
+                # opens a size said in words, not a model number.
+                + r"(?!\s+(?:hundred|thousand)\b)(?!\s+"
+                + _EN_BELOW_HUNDRED
+                + r"[\s-]*(?:terabytes?|tb|gigabytes?|gigs?|gb)(?![a-z]))"
             )
             if heads
             else None
@@ -330,6 +397,10 @@ class TextNormaliser:
             out = self._spoken_number.sub(_spoken_model_number, out)
         if "byte" in out or "tb" in out or "gb" in out or "gig" in out:
             out = _SPOKEN_STORAGE.sub(_spoken_storage, out)
+        if self._spoken_measure is not None:
+            out = self._spoken_measure.sub(
+                lambda m: f"{parse_spoken_quantity(m.group(1))} {m.group(2)}", out
+            )
         if self._look_alike is not None and _LETTER_BEFORE_DIGIT.search(out):
             # 小米l4, 华为mate 6o: l and o typed for 1 and 0 inside a model number
             out = self._look_alike.sub(_digit_look_alike, out)
@@ -343,7 +414,12 @@ class TextNormaliser:
             transliterated = self._transliterator.replace(out)
             if transliterated != out and _CN_NUMERAL_RUN.search(transliterated):
                 # 华为麦特六十: the numeral follows a series word only once 麦特 is "mate".
-                transliterated = _CN_NUMERAL_RUN.sub(self._convert_numeral, transliterated)
+                numbered = _CN_NUMERAL_RUN.sub(self._convert_numeral, transliterated)
+                if numbered != transliterated:
+                    # 麦特六十普罗: the variant word follows a model number only now that
+                    # 六十 is 60; one more pass reads it (a pass is linear, two are too).
+                    numbered = self._transliterator.replace(numbered)
+                transliterated = numbered
             out = transliterated
         # Each of these needs its word (gen, 第) in the text: not looked for without it.
         if "gen" in out:
@@ -354,6 +430,8 @@ class TextNormaliser:
             out = _GEN_NUMBER.sub(r" \1代", out)
         if "万" in out:
             out = _WAN_TAIL.sub(r"\1.\2万", out)  # 24万5 is 24.5万 (245,000)
+        if "millimet" in out:
+            out = _SPELT_MILLIMETRES.sub("mm", out)
         if "in" in out:
             out = _GLUED_INCH.sub(r"\1 inch", out)  # 6.7in: "in" glued to a number is inch
         return _SPACES.sub(" ", out).strip()
@@ -411,6 +489,15 @@ class TextNormaliser:
             )
             or _LATIN_UNIT_AFTER.match(text, match.end()) is not None
             or _is_digit_string(run)
+            # 一百二十八, 五百一十二: a numeral with a hundreds place is a number wherever
+            # it stands (no word of the language is one); left as written it would go unread.
+            or (
+                len(run) >= 3
+                and ("百" in run[1:] or "千" in run[1:])
+                # 一万三千九百: a part of a larger number, read with its 万 or not at all
+                and text[match.start() - 1 : match.start()] not in ("万", "亿")
+                and text[match.end() : match.end() + 1] not in ("万", "亿")
+            )
             or (
                 after.startswith(self._nicknames)
                 and any(ch in _MULTIPLIERS for ch in run)
@@ -475,7 +562,7 @@ def _spoken_storage(match: re.Match[str]) -> str:
     number, unit = match.group(1) or "one", match.group(2) or match.group(4)
     if number.isdigit() and unit in ("tb", "gb"):
         return match.group(0)  # "1tb", "512 gb": written as the value forms read them
-    value = number if number.isdigit() else str(parse_english_number(number))
+    value = number if number.isdigit() else str(parse_spoken_quantity(number))
     return f"{value}{'tb' if unit.startswith('t') else 'gb'}"
 
 
@@ -484,7 +571,7 @@ def _ordinal_generation(match: re.Match[str]) -> str:
 
 
 #: Numerals that are digits of a number read one by one (二五六 is 256, 五一二 is 512).
-_BARE_DIGITS = frozenset("零〇一二三四五六七八九")
+_BARE_DIGITS = frozenset("零〇一二三四五六七八九幺")
 
 
 def _is_digit_string(run: str) -> bool:
