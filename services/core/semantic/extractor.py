@@ -1585,8 +1585,16 @@ class SemanticExtractor:
                 )
         durations = _durations(masked) if spec.kind == "policy" else []
         # A value a bound limits ("续航超过500公里吗") is the asker's, checked against the
-        # product's own: it names no variant.
-        bounded = [Hit("bound", b.number_start, b.number_end, "") for b in bounds]
+        # product's own: it names no variant, when a word names the attribute or the
+        # value's unit measures it alone ("battery bigger than 70 kWh"); an amount of money
+        # alone does not (首付低于5万: what is paid is not known).
+        worded_attribute = any(parse_label(h.label).kind != "value" for h in choice.hits) or (
+            attribute not in self._money_attributes
+            and any(h.label.startswith(UNIT_VALUE_MARK) for h in choice.hits)
+        )
+        bounded = [
+            Hit("bound", b.number_start, b.number_end, "") for b in bounds if worded_attribute
+        ]
         if constraint_choice.open_keys and any(
             h.label.startswith("#")
             and not _touches_any(h, durations)

@@ -81,6 +81,8 @@ def test_than_before_a_model_number_or_a_difference_stays_compare(
         "iPhone 16 Pro电池容量超过15吗",
         # a price the asker would pay: a deal or a budget
         "小米14价格4000以下能买到吗",
+        # an amount of money alone: a down payment is no price of the car
+        "Model Y 首付低于5万吗",
         # a forecast of the value, and a change of it
         "Model Y续航会超过600公里吗",
         "Model Y续航提升了超过50公里吗",
