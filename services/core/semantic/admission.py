@@ -326,6 +326,9 @@ class CueContext:
     #: Specs whose answer changes with the moment (a price): a hypothetical or planned
     #: time may change it, so a time word is never read past for them.
     changing_attributes: frozenset[str] = frozenset()
+    #: Spans of bounds with "than" on a value ("less than 1.3kg"): the asker's limit on
+    #: the product's own value, no other product.
+    value_bounds: Sequence[tuple[int, int]] = ()
 
 
 def _word_of_asked_attribute(hit: Hit, context: CueContext) -> bool:
@@ -692,6 +695,17 @@ def only_reported(hits: Sequence[Hit], context: CueContext) -> bool:
     return bool(hits and context.attribute_hits) and all(_reported(h, context.text) for h in hits)
 
 
+def only_value_bounds(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every compare cue is the "than" of a bound on a value ("weigh less than
+    1.3kg?", "thicker than 8.5mm?"): the product is checked against the asker's number,
+    not compared with another product ("lighter than the 15")."""
+    return bool(hits) and all(
+        h.text.strip() == "than"
+        and any(start <= h.start and h.end <= end for start, end in context.value_bounds)
+        for h in hits
+    )
+
+
 #: The cues of an intent that a question can carry without meaning it, as a table:
 #: when every cue of the intent the gate found passes its test, the gate is asked again
 #: without that intent (a structural reason, such as two products named, is never read
@@ -699,7 +713,9 @@ def only_reported(hits: Sequence[Hit], context: CueContext) -> bool:
 SET_ASIDE_TESTS: Mapping[str, Callable[[Sequence[Hit], CueContext], bool]] = MappingProxyType(
     {
         "compare": lambda hits, context: (
-            only_other_words(hits, context) or only_reported(hits, context)
+            only_other_words(hits, context)
+            or only_reported(hits, context)
+            or only_value_bounds(hits, context)
         ),
         "predict": only_present_described,
         "recommend": lambda hits, context: (

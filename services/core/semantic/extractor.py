@@ -33,6 +33,7 @@ from services.core.semantic.admission import (
     volatile_attributes,
 )
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeChoice, AttributeResolver
+from services.core.semantic.bounds import Bound, find_bounds
 from services.core.semantic.colours import ListedColours
 from services.core.semantic.constraints import (
     ConstraintReading,
@@ -330,6 +331,19 @@ class SemanticExtractor:
             # "the watch": a category's word names no series
             and head not in self._lexicon.category_words
             and head not in self._lexicon.category_words.values()
+        )
+        # Numbers a bare bound could stand for other than a value: a model number of the
+        # catalog's names (15, 60) or a variant's (128 of 128GB, 45 of 45mm).
+        self._naming_numbers = frozenset(
+            {float(n) for e in entries for name in e.names for n in re.findall(r"\d+", name)}
+            | {
+                float(n)
+                for product_specs in specs.values()
+                for spec in product_specs.values()
+                if isinstance(spec, Mapping) and isinstance(spec.get("values"), Mapping)
+                for value in spec["values"]
+                for n in re.findall(r"\d+(?:\.\d+)?", str(value))
+            }
         )
         self._other_brands = PhraseSet(
             (self._normaliser.normalise(b), "other") for b in policy.other_brands
@@ -725,6 +739,7 @@ class SemanticExtractor:
         boundaries: frozenset[int],
         structural: Mapping[str, str],
         attribute_words: Callable[[], list[Hit]],
+        bounds: Sequence[Bound] = (),
     ) -> tuple[str, str] | None:
         """The gate's first bypass whose cues the question means: an intent whose every
         cue passes its set-aside test (``SET_ASIDE_TESTS``) is skipped and the gate asked
@@ -738,6 +753,7 @@ class SemanticExtractor:
             worded,
             boundaries,
             self._changing_specs,
+            tuple((b.start, b.end) for b in bounds if self._bounds_a_value(b, gate_text, worded)),
         )
         skip: set[str] = set()
         while True:
@@ -748,6 +764,66 @@ class SemanticExtractor:
             if test is None or not test(self._gate.hits(bypass[0], gate_text, boundaries), context):
                 return bypass
             skip.add(bypass[0])
+
+    def _bounds(
+        self, masked: str, reading: ConstraintReading, attribute_words: Callable[[], list[Hit]]
+    ) -> list[Bound]:
+        """The bounds of ``masked`` that limit a value: none on a variant's number (超过256G
+        names storage sizes), and 过 only right after an attribute word (官方价过9000). With
+        a word of buying or a budget (5000以下能买到吗, "can I get it under 6000"), the
+        number is what the asker would pay, a deal or a budget: no bound on the value."""
+        if not any(ch.isdigit() for ch in masked) or _PURCHASE.search(masked):
+            return []
+        out: list[Bound] = []
+        for bound in find_bounds(masked):
+            if any(h.start < bound.number_end and bound.number_start < h.end for h in reading.hits):
+                continue
+            if bound.needs_head and not any(
+                parse_label(h.label).kind != "value" and not masked[h.end : bound.start].strip()
+                for h in attribute_words()
+            ):
+                continue
+            out.append(bound)
+        return out
+
+    def _bounds_a_value(self, bound: Bound, text: str, worded: Sequence[Hit]) -> bool:
+        """Whether a bound with "than" limits a value, not another product: its number is
+        a value in a unit ("than 1.3kg"), scaled (10k), or a bare number of three digits or
+        more that names no model or variant ("bigger than 15" may be the iPhone 15)."""
+        if not bound.than:
+            return False
+        number = Hit("bound", bound.number_start, bound.number_end, "")
+        if any(parse_label(h.label).kind == "value" and h.overlaps(number) for h in worded):
+            return True
+        digits = text[bound.number_start : bound.number_end]
+        return bound.value_end > bound.number_end or (
+            len(digits.split(".")[0]) >= 3
+            and float(digits) not in self._naming_numbers
+            and _bare_after(text, bound.value_end)
+        )
+
+    def _bare_bounds(
+        self, masked: str, bounds: Sequence[Bound], choice: AttributeChoice, spec: Any
+    ) -> list[Hit]:
+        """The numbers of ``bounds`` written bare (no unit), understood as bounds on the
+        attribute's value: the attribute is named by a word (not only by a value), the
+        number names no model or variant unless scaled (10k), and it is of the magnitude
+        of the product's own values (within a factor of ten)."""
+        own = _numbers_in(spec)
+        if not own or not any(parse_label(h.label).kind != "value" for h in choice.hits):
+            return []
+        out: list[Hit] = []
+        for bound in bounds:
+            scaled = bound.value_end > bound.number_end
+            if not scaled and not _bare_after(masked, bound.value_end):
+                continue
+            text = masked[bound.number_start : bound.number_end]
+            if not scaled and float(text) in self._naming_numbers:
+                continue
+            if not min(own) / _MAGNITUDE <= bound.value <= max(own) * _MAGNITUDE:
+                continue
+            out.append(Hit("bound", bound.number_start, bound.value_end, text))
+        return out
 
     def _open_keys(self, decision: Fingerprint) -> dict[str, frozenset[str]]:
         """Constraint keys the answer varies by that the fingerprint leaves open, with the
@@ -1363,7 +1439,10 @@ class SemanticExtractor:
                 structural["predict"] = f"a newer version than at launch: {newer[0]!r}"
         gate_text = _blank_words(masked, trademarks)
         gate_text = _blank_spans(gate_text, self._named_beside(masked, attribute_words))
-        bypass = self._first_meant_bypass(gate_text, boundaries, structural, attribute_words)
+        bounds = self._bounds(masked, reading, attribute_words)
+        bypass = self._first_meant_bypass(
+            gate_text, boundaries, structural, attribute_words, bounds
+        )
         present: tuple[str, str] | None = None
         if (
             bypass is not None
@@ -1529,8 +1608,22 @@ class SemanticExtractor:
                     (),
                 )
         durations = _durations(masked) if spec.kind == "policy" else []
+        # A value a bound limits ("续航超过500公里吗") is the asker's, checked against the
+        # product's own: it names no variant, when a word names the attribute or the
+        # value's unit measures it alone ("battery bigger than 70 kWh"); an amount of money
+        # alone does not (首付低于5万: what is paid is not known).
+        worded_attribute = any(parse_label(h.label).kind != "value" for h in choice.hits) or (
+            attribute not in self._money_attributes
+            and any(h.label.startswith(UNIT_VALUE_MARK) for h in choice.hits)
+        )
+        bounded = [
+            Hit("bound", b.number_start, b.number_end, "") for b in bounds if worded_attribute
+        ]
         if constraint_choice.open_keys and any(
-            h.label.startswith("#") and not _touches_any(h, durations) for h in choice.hits
+            h.label.startswith("#")
+            and not _touches_any(h, durations)
+            and not any(h.overlaps(b) for b in bounded)
+            for h in choice.hits
         ):
             # "是2亿像素吗" names the main camera without saying so: not the summary class.
             return (
@@ -1563,6 +1656,12 @@ class SemanticExtractor:
             # "苹果16…问下16无线充几瓦": the named product's own model number said again
             # alone is that product, not a value.
             durations += _repeated_model_numbers(masked, norm, scan.products, product)
+        if product is not None:
+            # "电池容量是不是3500以上", "官方价过9000吗": a bare number a bound word limits,
+            # the attribute named by a word, is the asker's bound on the product's value.
+            durations += self._bare_bounds(
+                masked, bounds, choice, self._specs[product].get(attribute)
+            )
         # A value read but ruled out ("512不够") is understood, though not asked.
         stray = _unexplained_number(
             masked, [*reading.hits, *reading.negated, *choice.hits, *durations]
@@ -2448,6 +2547,40 @@ def _outside_spans(hits: list[Hit], spans: Sequence[tuple[int, int]]) -> list[Hi
 _OCCASION_COUNT = re.compile(
     r"第\d{1,2}(?:次|回|遍)|\b(?:1st|2nd|3rd|\d(?:th)) time\b|\b\d(?:st|nd|rd|th) (?:time|go)\b"
 )
+
+
+#: Words of buying and of a budget (a closed class of verbs and nouns).
+_PURCHASE = re.compile(
+    r"买|购|入手|拿下|到手|预算|价位|\b(?:buy|buying|bought|purchase|purchasing"
+    r"|afford|budget|pick up|grab|find|deals?|offers?)\b"
+    # "get one under 6000" buys; "get over 600 km" reaches a value
+    r"|\b(?:get|getting|got)\b(?!\s+(?:over|under|above|below|more|less|at)\b)"
+)
+#: How far a bound may lie from the product's own values and still be read as one on them.
+_MAGNITUDE = 10.0
+#: After a bare number: no letter, percent or unit character glued to it (a number in
+#: another unit, or a share, is no bound on the value).
+_UNIT_GLUED = re.compile(r"\s*(?:[a-z%]|[\u4e00-\u9fff](?<![以之吗么嘛呢吧没不了啊呀的]))")
+
+
+def _bare_after(text: str, end: int) -> bool:
+    """Whether the number ending at ``end`` (after its bound's words) has no unit."""
+    return _UNIT_GLUED.match(text, end) is None
+
+
+def _numbers_in(spec: Any) -> list[float]:
+    """Every numeric value a spec gives, of each variant it varies by."""
+    if isinstance(spec, Mapping):
+        if isinstance(spec.get("values"), Mapping):
+            return [n for v in spec["values"].values() for n in _numbers_in(v)]
+        return _numbers_in(spec.get("value"))
+    if isinstance(spec, bool):
+        return []
+    if isinstance(spec, (int, float)):
+        return [float(spec)]
+    if isinstance(spec, list):
+        return [n for v in spec for n in _numbers_in(v)]
+    return []
 
 
 def _unexplained_number(masked: str, explained: Sequence[Hit]) -> str | None:

@@ -289,6 +289,7 @@ class SlotLexicon:
                 for k, v in lexicon_doc.get("variant_nicknames", {}).items()
                 if len(v) == 1
             },
+            units=[str(form) for forms in lexicon_doc.get("units", {}).values() for form in forms],
         )
         normaliser = TextNormaliser(
             series_words,

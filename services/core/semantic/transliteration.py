@@ -87,6 +87,7 @@ class Transliterator:
         "_reads_plus",
         "_series",
         "_series_run",
+        "_units",
     )
 
     def __init__(
@@ -96,6 +97,7 @@ class Transliterator:
         series_words: Mapping[str, Iterable[str]] | None = None,
         vocabulary: Iterable[str] = (),
         nicknames: Mapping[str, str] | None = None,
+        units: Iterable[str] = (),
     ) -> None:
         """``series_words``: brand word → the Latin series words of its names that stand
         right before a model number (华为 → mate): 麦特 between 华为 and 60 is Mate.
@@ -103,7 +105,10 @@ class Transliterator:
         starts with 加 (加充电盒: "with the case") keeps its 加.
         ``nicknames``: one-character variant nicknames (破 → pro, a clipped Pro): read
         right after a model number when the character is no verb there (破了, 破的) and
-        starts no dictionary word (破损, 破解)."""
+        starts no dictionary word (破损, 破解).
+        ``units``: the Chinese words of units of measure (寸, 公里): right after a number
+        such a word is its unit, never the sound of a Latin word (6.8寸以上 is no "gen")."""
+        self._units = tuple(sorted({u for u in units if u and not u.isascii()}, key=len))
         self._nicknames = {
             k: v.lower() for k, v in (nicknames or {}).items() if len(k) == 1 and not k.isascii()
         }
@@ -190,6 +195,8 @@ class Transliterator:
 
     def _replace_run(self, match: re.Match[str]) -> str:
         run = match.group(1)
+        if self._units and run.startswith(self._units) and _after_digit(match):
+            return match.group(0)
         words: list[str] = []
         index = 0
         nickname = self._nicknames.get(run[0])
