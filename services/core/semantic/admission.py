@@ -373,6 +373,17 @@ def ruled_out(text: str, start: int, end: int, *, declined: bool = True) -> bool
     )
 
 
+def ruled_out_clauses(text: str) -> list[tuple[int, int]]:
+    """The spans a negated verb of asking or a declined telling rules out to the end of its
+    clause (不是问我的订单, "i'm not asking about my own phone —"): from the opener on."""
+    spans: list[tuple[int, int]] = []
+    for found in _DECLINED.finditer(text):
+        clause_end = _scope_clause(text, found.start(), found.end())[1]
+        if found.end() < clause_end and ruled_out(text, found.end(), clause_end):
+            spans.append((found.start(), clause_end))
+    return spans
+
+
 #: "这不是售后问题": a topic the asker says the question is no matter of.
 _NOT_A_MATTER_BEFORE = re.compile(r"(?:这|这个|那|那个|我这|我这个)?(?:并)?不是\s*$")
 _NOT_A_MATTER_AFTER = re.compile(r"\s*(?:的|方面的|相关的|类的)?(?:问题|事情|事)")
@@ -822,10 +833,14 @@ def _in_hypothesis(hit: Hit, text: str) -> bool:
     )
 
 
-#: A purchase the asker makes, said with its subject (我买了, 我下单, "i buy"): no
-#: possessive, so inside a hypothesis it is an imagined purchase, not an order of theirs.
+#: A purchase the asker, someone of theirs or anyone makes, said with its subject (我买了,
+#: 有人下单, "i buy", "if my friend bought"): no possessive, so inside a hypothesis it is an
+#: imagined purchase, not an order of anyone's.
 _IMAGINED_PURCHASE = re.compile(
-    r"(?:我|咱|俺|\b(?:i|we)\b)\s*(?:买|下单|订|拍|购买|\b(?:buy|bought|order|ordered|purchase)\b)"
+    r"(?:(?:我|咱|俺)(?:的)?(?:朋友|家人|同事|老婆|老公|爸|妈|哥|姐|弟|妹)?|有人|别人|朋友|家人"
+    r"|\b(?:i|we|someone|somebody|anyone|anybody|a customer"
+    r"|(?:a|my) (?:friend|wife|husband|mom|mum|dad|son|daughter|brother|sister|colleague))\b)\s*"
+    r"(?:买|下单|订|拍|购买|\b(?:buy|buys|bought|order|orders|ordered|purchase|purchased)\b)"
 )
 
 

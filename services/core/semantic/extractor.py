@@ -30,6 +30,7 @@ from services.core.semantic.admission import (
     AdmissionPolicy,
     CueContext,
     only_present_time,
+    ruled_out_clauses,
     topic_ruled_out,
     volatile_attributes,
 )
@@ -653,6 +654,12 @@ class SemanticExtractor:
                     # drowns it; it reads again the clauses that name a product or an
                     # attribute, the ones the rules read the question from.
                     verdict = read(asking)
+            if not verdict.agrees:
+                # "I'm not asking about my own phone — what chip …": the words the asker
+                # rules out are no part of the question the reader weighs.
+                aside = ruled_out_clauses(reader_norm)
+                if aside:
+                    verdict = read(_blank_spans(reader_norm, aside, " "))
             if not verdict.agrees:
                 return NoFingerprint(
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"

@@ -127,3 +127,30 @@ def test_a_hypothetical_unboxing_is_no_timeline(extractor: SemanticExtractor) ->
     assert decided_cid(extractor, "如果我已经拆了的话还能退吗") == (
         "null|return_policy|item_state=opened"
     )
+
+
+def test_the_second_reader_does_not_weigh_the_words_ruled_out(
+    extractor: SemanticExtractor,
+) -> None:
+    assert decided_cid(
+        extractor, "I'm not asking about my own phone — which chip does the Galaxy S24 use?"
+    ) == ("samsung_galaxy_s24|processor|")
+
+
+def test_a_ruled_out_time_does_not_reach_across_the_clause(
+    extractor: SemanticExtractor,
+) -> None:
+    assert decided_cid(extractor, "不是问能不能今天送，就问一般几天到") == ("null|delivery_time|")
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        ("if my sister bought one here, does the warranty cover a cracked screen", None),
+        ("如果我朋友买了iPhone 15不喜欢，几天内能退", None),
+    ],
+)
+def test_someone_elses_purchase_in_a_hypothesis_is_imagined(
+    extractor: SemanticExtractor, question: str, cid: str | None
+) -> None:
+    assert decided_bypass(extractor, question) is None
