@@ -113,6 +113,8 @@ def test_a_bypass_cue_ruled_out_is_set_aside(
         ("不是问我的订单吗？退货要几天", "personal"),
         # "don't need" is no verb of asking: the order may still be the asker's.
         ("i don't need my order anymore, how do refunds work", "personal"),
+        # 不比 is the comparative "no more than", not a comparison declined.
+        ("小米14，续航不比别的手机差", "compare"),
         # A quoted cue beside a price still asks the moment's price.
         ("页面上写着「今天特价」，iPhone 15 价格多少", "realtime"),
     ],
