@@ -282,11 +282,215 @@ def _not_asked(hit: Hit, text: str) -> bool:
     )
 
 
+#: Where the words a negated verb of asking rules out end: punctuation (not a decimal
+#: point), a dash, or chat's space between two Chinese words.
+_SCOPE_END = re.compile(
+    r"[,，;；:：?？!！。~～]|(?<!\d)\.|\.(?!\d)|\s[—–-]+\s|[—–]"
+    r"|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+)
+#: A verb of asking negated, or a relation denied, opening what the asker rules out ("不是问
+#: …", "不打听…", "not asking about …", "unrelated to …"): every word after it in its clause
+#: is the topic the question is not about.
+_ASKING_NEGATED = (
+    r"(?:并)?(?:不是|不|没|没有)(?:在)?(?:问|打听|咨询|关心)"
+    r"|(?<![a-z])(?:not|never)\s+(?:asking|talking|wondering|inquiring|enquiring|about)\b"
+    r"|n't\s+(?:asking|talking|wondering)\b"
+    r"|\b(?:unrelated to|not related to|nothing to do with|has nothing to do with)\b"
+)
+#: A wider set of openers, for a cue that is no case of the asker's: a telling, advice or
+#: comparison declined (不用告诉我…, 别报…, 先别给建议, 不和其他车比, 没打算等…, "don't tell
+#: me about …", "ignore promotions —", "not after a recommendation").
+_DECLINED = re.compile(
+    rf"(?:{_ASKING_NEGATED})"
+    r"|(?:不用|不要|不需要|无需|不必|别|先别|先不用)(?:再)?(?:跟我|和我|给我|帮我|同我|跟我们|给我们)?"
+    r"(?:说|讲|介绍|提|推荐|报|给|告诉|解释)"
+    r"|不(?:考虑|管|在乎|纠结|比较|对比|预测|聊|谈)"
+    r"|不(?:和|跟|与|同)(?=[^,，。.?？!！;；]{0,10}?(?:比|对比|比较))"
+    r"|(?:没|不)打算"
+    r"|(?<![a-z])(?:not|never)\s+(?:interested in|looking for|after|here for|concerned with)\b"
+    r"|n't\s+(?:interested in|looking for|after|care about)\b"
+    r"|\b(?:don'?t|do not|dont|no need to|needn'?t)\s+(?:care about|tell me|mention|bother|"
+    r"ask about|talk about|worry about|give me)\b"
+    r"|(?:^|(?<=[,.;:!?—]\s)|(?<=[,.;:!?—]))\s*(?:ignore|ignoring|forget about|skip|"
+    r"setting aside|leaving aside|putting aside)\b"
+)
+_ASKED_NEGATED = re.compile(_ASKING_NEGATED)
+#: Where the topic ruled out gives way to the one asked (不是问X，是问Y; "not X but Y").
+_CONTRAST = re.compile(
+    r"是问|而是|就问|只问|只想|想问|我问|问的是|(?<![a-z])(?:but|just|only|rather|instead)(?![a-z])"
+)
+#: A relation denied after its topic: 跟X无关, 和X没关系, 与X不相关.
+_RELATION_BEFORE = re.compile(r"(?:跟|和|与|同)\s*")
+_UNRELATED_AFTER = re.compile(
+    r"[^,，。.?？!！;；]{0,8}?(?:无关|没关系|没有关系|不相关|没啥关系|没什么关系)"
+    r"\s*(?:哈|啊|呀|的|哦|噢|喔)?\s*(?=$|[,，。.?？!！;；~～:：])"
+)
+#: "no X needed", "no X please": what the asker does not want.
+_NO_BEFORE = re.compile(r"(?<![a-z])no\s+$")
+_NOT_WANTED_AFTER = re.compile(r"[a-z]*\s+(?:needed|required|necessary|please|thanks|thx)\b")
+#: A clause that asks, or stops at a perfective 了 (不问了: the asker gives up asking).
+_ENDS_ASKING = re.compile(r"(?:[吗么嘛呢?？]|了)\s*$")
+
+
+def _scope_clause(text: str, start: int, end: int) -> tuple[int, int]:
+    begin = 0
+    for found in _SCOPE_END.finditer(text, 0, start):
+        begin = found.end()
+    after = _SCOPE_END.search(text, end)
+    return begin, after.start() if after is not None else len(text)
+
+
+def ruled_out(text: str, start: int, end: int, *, declined: bool = True) -> bool:
+    """Whether ``text[start:end]`` is a topic the question says it is not about: after a
+    negated verb of asking that opens its clause (不是问我的订单, "not asking about my
+    order"), before a denied relation (跟我的账户无关), in "no … needed", or, when
+    ``declined``, after a telling, advice or comparison declined (不用告诉我, 先别给建议, 不和
+    其他车比). The clause must not ask itself (no question mark or particle at its end) and
+    no contrast word (是问, "but") may stand between the opener and the words."""
+    begin, clause_end = _scope_clause(text, start, end)
+    if _ENDS_ASKING.search(text, begin, clause_end):
+        return False
+    opener = _DECLINED if declined else _ASKED_NEGATED
+    for found in opener.finditer(text, begin, clause_end):
+        if found.start() > start:
+            break
+        lead = text[begin : found.start()]
+        if (
+            len(lead.strip()) <= 12
+            and PRODUCT_MASK not in lead
+            and UNKNOWN_MASK not in lead
+            and not _ASKS.search(lead)
+            and not _CONTRAST.search(text, found.end(), end)
+        ):
+            return True
+    relation = _RELATION_BEFORE.search(text, max(begin, start - 3), start)
+    if relation is not None and relation.end() == start and _UNRELATED_AFTER.match(text, end):
+        return True
+    return bool(
+        declined
+        and _NO_BEFORE.search(text, max(begin, start - 4), start)
+        and _NOT_WANTED_AFTER.match(text, end)
+    )
+
+
+def ruled_out_clauses(text: str) -> list[tuple[int, int]]:
+    """The spans a negated verb of asking or a declined telling rules out to the end of its
+    clause (不是问我的订单, "i'm not asking about my own phone —"): from the opener on."""
+    spans: list[tuple[int, int]] = []
+    for found in _DECLINED.finditer(text):
+        clause_end = _scope_clause(text, found.start(), found.end())[1]
+        if found.end() < clause_end and ruled_out(text, found.end(), clause_end):
+            spans.append((found.start(), clause_end))
+    return spans
+
+
+#: "这不是售后问题": a topic the asker says the question is no matter of.
+_NOT_A_MATTER_BEFORE = re.compile(r"(?:这|这个|那|那个|我这|我这个)?(?:并)?不是\s*$")
+_NOT_A_MATTER_AFTER = re.compile(r"\s*(?:的|方面的|相关的|类的)?(?:问题|事情|事)")
+
+
+def topic_ruled_out(text: str, start: int, end: int) -> bool:
+    """Whether the attribute word ``text[start:end]`` names a topic the question says it
+    is not about (跟价格无关, 不是问价格, 这不是售后问题, "not asking about the price")."""
+    if ruled_out(text, start, end):
+        return True
+    begin, clause_end = _scope_clause(text, start, end)
+    before = _NOT_A_MATTER_BEFORE.search(text, begin, start)
+    return bool(
+        before is not None
+        and not text[begin : before.start()].strip()
+        and _NOT_A_MATTER_AFTER.match(text, end)
+        and not _ENDS_ASKING.search(text, begin, clause_end)
+    )
+
+
+def only_ruled_out(hits: Sequence[Hit], context: CueContext, *, declined: bool = True) -> bool:
+    """Whether every cue is a topic the question rules out (``ruled_out``), in a question
+    that asks an attribute outside it."""
+    text = context.text
+    return (
+        bool(hits)
+        and all(ruled_out(text, h.start, h.end, declined=declined) for h in hits)
+        and any(
+            not ruled_out(text, a.start, a.end, declined=declined) for a in context.attribute_hits
+        )
+    )
+
+
 def only_set_aside(hits: Sequence[Hit], text: str) -> bool:
     """Whether every cue in ``hits`` is set aside: by a negation right before it (or a
-    negated verb of asking or telling), or as the gift the asker gives someone (a
+    negated verb of asking or telling), by one before the cue it follows in the same noun
+    phrase ("not the current coupon price"), or as the gift the asker gives someone (a
     purpose, not a promotion)."""
-    return bool(hits) and all(_not_asked(h, text) or _a_present(h, text) for h in hits)
+    aside_until = -1
+    for hit in sorted(hits, key=lambda h: (h.start, h.end)):
+        follows = aside_until >= 0 and (
+            hit.start < aside_until or not text[aside_until : hit.start].strip()
+        )
+        if not (follows or _not_asked(hit, text) or _a_present(hit, text)):
+            return False
+        aside_until = max(aside_until, hit.end)
+    return bool(hits)
+
+
+def only_set_aside_unasked(hits: Sequence[Hit], context: CueContext) -> bool:
+    """``only_set_aside`` for a cue of advice, prediction or comparison, in a clause that
+    does not ask (不要你觉得，…; "不用等新款吗" still asks), of a question asking an attribute."""
+    text = context.text
+    return (
+        bool(context.attribute_hits)
+        and only_set_aside(hits, text)
+        and not any(_ENDS_ASKING.search(text, *_scope_clause(text, h.start, h.end)) for h in hits)
+    )
+
+
+#: The asker's own purchase denied (我还没买过, 我没下单): no order of theirs to be asked about.
+_NEVER_BOUGHT = re.compile(
+    r"(?:我|俺|咱)(?:们)?(?:还|都|从|从来|也|暂时)?(?:没|没有|未|从没|从未|还没|还未)(?:有)?"
+    r"(?:在你们这|在你们家|在这)?(?:买|下单|下过单|购买|订)(?:过)?(?!到)"
+)
+
+
+def only_never_bought(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every personal cue is the asker saying they have bought nothing (我还没买过
+    东西): a would-be customer asking a store rule, not one asking about an order."""
+    return bool(hits and context.attribute_hits) and all(
+        _NEVER_BOUGHT.match(context.text, h.start) for h in hits
+    )
+
+
+#: A time word of today or now, then a verb of asking (今天想问个…, 今天顺便问下): it dates
+#: the asking, not the moment the answer is for.
+_ASKING_VERB_AFTER = re.compile(
+    r"\s*(?:我)?(?:想|再|来|又|顺便|就|先|也|还)*(?:问|请教|咨询|打听)"
+    r"|\s*,?\s*(?:i|we)\s+(?:just\s+)?(?:want|wanted|would like|'d like|have)\s+(?:to\s+)?"
+    r"(?:ask|a question)\b"
+)
+_ASKING_TIMES = frozenset(("今天", "今日", "今晚", "现在", "这会儿", "today", "now"))
+
+
+def _dates_asking(hit: Hit, text: str) -> bool:
+    return hit.text.strip() in _ASKING_TIMES and bool(_ASKING_VERB_AFTER.match(text, hit.end))
+
+
+#: Quotation marks around the words of a rule or an advert the asker quotes (「…」,
+#: 『…』, “…”, '…' or "…" after a verb of saying or writing).
+_QUOTED = re.compile(
+    r"(?:写|写着|写的|说|说的|标|标着|显示|says|said|states|reads|claims|mentions)\s*[:：]?\s*"
+    r"(?:「[^」]*」|『[^』]*』|“[^”]*”|‘[^’]*’|'[^']*'|\"[^\"]*\")"
+)
+
+
+def only_quoted(hits: Sequence[Hit], context: CueContext) -> bool:
+    """Whether every cue stands inside a quotation of what a page, an advert or a rule
+    says (规则写的「今天下单…」, "your FAQ says 'today and always'"), in a question asking an
+    attribute that does not change with the moment: the cue is quoted, not asked."""
+    if not context.attribute_hits or any(
+        parse_label(a.label).name in context.changing_attributes for a in context.attribute_hits
+    ):
+        return False
+    spans = [(m.start(), m.end()) for m in _QUOTED.finditer(context.text)]
+    return bool(hits) and all(any(s < h.start and h.end < e for s, e in spans) for h in hits)
 
 
 #: English adjective endings: an attribute phrase ending in one names a property
@@ -632,10 +836,14 @@ def _in_hypothesis(hit: Hit, text: str) -> bool:
     )
 
 
-#: A purchase the asker makes, said with its subject (我买了, 我下单, "i buy"): no
-#: possessive, so inside a hypothesis it is an imagined purchase, not an order of theirs.
+#: A purchase the asker, someone of theirs or anyone makes, said with its subject (我买了,
+#: 有人下单, "i buy", "if my friend bought"): no possessive, so inside a hypothesis it is an
+#: imagined purchase, not an order of anyone's.
 _IMAGINED_PURCHASE = re.compile(
-    r"(?:我|咱|俺|\b(?:i|we)\b)\s*(?:买|下单|订|拍|购买|\b(?:buy|bought|order|ordered|purchase)\b)"
+    r"(?:(?:我|咱|俺)(?:的)?(?:朋友|家人|同事|老婆|老公|爸|妈|哥|姐|弟|妹)?|有人|别人|朋友|家人"
+    r"|\b(?:i|we|someone|somebody|anyone|anybody|a customer"
+    r"|(?:a|my) (?:friend|wife|husband|mom|mum|dad|son|daughter|brother|sister|colleague))\b)\s*"
+    r"(?:买|下单|订|拍|购买|\b(?:buy|buys|bought|order|orders|ordered|purchase|purchased)\b)"
 )
 
 
@@ -716,20 +924,38 @@ SET_ASIDE_TESTS: Mapping[str, Callable[[Sequence[Hit], CueContext], bool]] = Map
             only_other_words(hits, context)
             or only_reported(hits, context)
             or only_value_bounds(hits, context)
+            or only_ruled_out(hits, context)
         ),
-        "predict": only_present_described,
+        "predict": lambda hits, context: (
+            only_present_described(hits, context)
+            or only_ruled_out(hits, context)
+            or only_set_aside_unasked(hits, context)
+            or only_quoted(hits, context)
+        ),
         "recommend": lambda hits, context: (
             only_rating_asked(hits, context.text, context.strong_attribute_hits)
             or only_fee_asked(hits, context)
             or only_hypothetical(hits, context)
             or only_reported(hits, context)
+            or only_ruled_out(hits, context)
+            or only_set_aside_unasked(hits, context)
         ),
         "personal": lambda hits, context: (
-            only_imagined_purchase(hits, context) or only_on_behalf(hits, context)
+            only_imagined_purchase(hits, context)
+            or only_on_behalf(hits, context)
+            or only_ruled_out(hits, context, declined=False)
+            or only_never_bought(hits, context)
         ),
         "realtime": lambda hits, context: (
             only_set_aside(hits, context.text)
-            or (bool(hits) and all(_dates_activity(h, context.text) for h in hits))
+            or only_ruled_out(hits, context)
+            or only_quoted(hits, context)
+            or (
+                bool(hits)
+                and all(
+                    _dates_activity(h, context.text) or _dates_asking(h, context.text) for h in hits
+                )
+            )
         ),
     }
 )

@@ -30,6 +30,8 @@ from services.core.semantic.admission import (
     AdmissionPolicy,
     CueContext,
     only_present_time,
+    ruled_out_clauses,
+    topic_ruled_out,
     volatile_attributes,
 )
 from services.core.semantic.attributes import TOPIC_KEYS, AttributeChoice, AttributeResolver
@@ -297,6 +299,15 @@ class SemanticExtractor:
         self._detached_variant = re.compile(
             rf"(?<![a-z0-9])({'|'.join(map(re.escape, detached))})\s*"
             r"(?:版本|版|款|versions?|editions?|models?|one)(?![a-z])"
+            if detached
+            else r"(?!)"
+        )
+        # "大杯的16 Pro，也就是Pro Max": variant words put in apposition to the name (也就是,
+        # "aka", "i.e."), apart from it, rename the model the question is about.
+        variant_run = "|".join(map(re.escape, detached))
+        self._appositive_variant = re.compile(
+            rf"(?:也就是|也叫|又叫|俗称|(?<![a-z])(?:aka|a\.k\.a\.?|i\.e\.?)(?:\s+the)?)\s*"
+            rf"((?:{variant_run})(?:\s+(?:{variant_run}))*)(?![a-z0-9])"
             if detached
             else r"(?!)"
         )
@@ -672,6 +683,12 @@ class SemanticExtractor:
                     # drowns it; it reads again the clauses that name a product or an
                     # attribute, the ones the rules read the question from.
                     verdict = read(asking)
+            if not verdict.agrees:
+                # "I'm not asking about my own phone — what chip …": the words the asker
+                # rules out are no part of the question the reader weighs.
+                aside = ruled_out_clauses(reader_norm)
+                if aside:
+                    verdict = read(_blank_spans(reader_norm, aside, " "))
             if not verdict.agrees:
                 return NoFingerprint(
                     f"second reader disagrees ({verdict.product}, {verdict.attribute})"
@@ -1358,12 +1375,16 @@ class SemanticExtractor:
         return False
 
     def _variant_apart(self, product: str | None, norm: str, scan: ProductScan) -> str | None:
-        """A variant word with an edition head that stands apart from every mention of
-        ``product`` and is no word of its names ("苹果15那个plus版本"), or None."""
+        """A variant word with an edition head, or variant words in apposition to the name
+        (也就是Pro Max), that stand apart from every mention of ``product`` and are no words
+        of its names ("苹果15那个plus版本"), or None."""
         if product is None:
             return None
         own = self._name_words.get(product, frozenset())
-        for match in self._detached_variant.finditer(norm):
+        for match in (
+            *self._detached_variant.finditer(norm),
+            *self._appositive_variant.finditer(norm),
+        ):
             if set(match.group(1).split()) <= own:
                 continue
             start, end = match.span(1)
@@ -1480,6 +1501,10 @@ class SemanticExtractor:
             return Bypass(*bypass), False, ()
 
         attribute_hits = self._without_name_values(attribute_words(), scan.products, norm)
+        # "跟价格无关哈，苹果16 的无线充电功率是多少": a topic the asker rules out is not asked.
+        asked = [h for h in attribute_hits if not topic_ruled_out(masked, h.start, h.end)]
+        if asked:
+            attribute_hits = asked
         constraint_spans = reading.spans()
         attribute_hits = _without_quantity_heads(
             _without_cut_cues(strip_inside(attribute_hits, constraint_spans)), masked
