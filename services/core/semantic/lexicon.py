@@ -293,6 +293,7 @@ class SlotLexicon:
             units=[str(form) for forms in lexicon_doc.get("units", {}).values() for form in forms],
             codes=letter_codes(name_words)[0],
             lone_codes=letter_codes(name_words)[1],
+            names=name_words,
         )
         normaliser = TextNormaliser(
             series_words,

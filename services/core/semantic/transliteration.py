@@ -84,6 +84,8 @@ class Transliterator:
         "_code_sounds",
         "_common",
         "_editions",
+        "_name_sounds",
+        "_next_sounds",
         "_nicknames",
         "_openings",
         "_plus_words",
@@ -103,6 +105,7 @@ class Transliterator:
         units: Iterable[str] = (),
         codes: Iterable[str] = (),
         lone_codes: Iterable[tuple[str, str]] = (),
+        names: Iterable[str] = (),
     ) -> None:
         """``series_words``: brand word → the Latin series words of its names that stand
         right before a model number (华为 → mate): 麦特 between 华为 and 60 is Mate.
@@ -117,7 +120,11 @@ class Transliterator:
         GT 4): said by their letters' Chinese names right before a number (艾斯二十四,
         吉踢四) they are the code. ``lone_codes``: (Latin word, letter) of names ending in
         a lone letter (Model Y): the letter's name after that word, transliterated after
-        the brand (特斯拉魔豆歪), is the letter."""
+        the brand (特斯拉魔豆歪), is the letter.
+        ``names``: the catalog's names: a long Latin name word said in Chinese
+        characters by its sound (麦克布克, 艾尔泡兹) is the word, and so is the word a
+        name has after it, right after it (麦克布克艾尔: MacBook Air)."""
+        self._name_sounds, self._next_sounds = name_sounds(names)
         self._code_sounds = code_sounds(codes)
         self._alone: dict[str, dict[tuple[str, ...], str]] = {}
         for head, letter in lone_codes:
@@ -186,6 +193,8 @@ class Transliterator:
             text = _PLUS_READ.sub(self._replace_plus, text)
         if self._code_sounds and _NUMERAL_AHEAD.search(text):
             text = _LETTER_RUN.sub(self._replace_letters, text)
+        if self._name_sounds:
+            text = _NAME_RUN.sub(self._replace_names, text)
         if self._series_run is not None:
             text = self._series_run.sub(self._replace_series, text)
         if self._alone_run is not None:
@@ -231,6 +240,69 @@ class Transliterator:
             if code is not None:
                 return f"{run[:start]} {code}"
         return run
+
+    def _replace_names(self, match: re.Match[str]) -> str:
+        run = match.group(0)
+        syllables = lazy_pinyin(run, style=Style.NORMAL)
+        if len(syllables) != len(run):
+            return run
+        out: list[str] = []
+        index = 0
+        start = 0
+        while index <= len(run) - _NAME_WINDOW[0]:
+            found = self._name_at(run, syllables, index, self._name_sounds, _NAME_WINDOW)
+            if found is None:
+                index += 1
+                continue
+            word, end = found
+            out += [run[start:index], f" {word} "]
+            nexts = self._next_sounds.get(word)
+            if nexts:
+                after = self._name_at(run, syllables, end, nexts, _NEXT_WINDOW)
+                if after is not None:
+                    out.append(f"{after[0]} ")
+                    end = after[1]
+            index = start = end
+        if not out:
+            return run
+        out.append(run[start:])
+        return "".join(out)
+
+    def _name_at(
+        self,
+        run: str,
+        syllables: Sequence[str],
+        index: int,
+        sounds: Mapping[str, str],
+        sizes: tuple[int, int],
+    ) -> tuple[str, int] | None:
+        """The name word the characters at ``index`` sound like, and where they end: no
+        dictionary word among them or across either edge, no function character."""
+        for size in range(min(sizes[1], len(run) - index), sizes[0] - 1, -1):
+            end = index + size
+            window = run[index:end]
+            if (
+                self._common.get(window, 0) >= _COMMON
+                or any(ch in _FUNCTION or ch in _NUMERAL_CHARACTERS for ch in window)
+                # a closing vowel adds no sound: it is the next word's (麦克布克|艾尔)
+                or not _name_syllable(syllables[end - 1])
+                or self._holds_a_word(run, index, end)
+            ):
+                continue
+            word = sounds.get("".join(_name_syllable(s) for s in syllables[index:end]))
+            if word is not None:
+                return word, end
+        return None
+
+    def _holds_a_word(self, run: str, index: int, end: int) -> bool:
+        """Whether a dictionary word lies inside run[index:end] or across an edge of it
+        (老婆 of 老婆说, 耳机 of 降噪耳机, 特斯拉 of 特斯拉小)."""
+        return any(
+            self._common.get(run[a:b], 0) >= _COMMON
+            for a in range(max(0, index - _LONGEST_WORD + 1), end)
+            for b in range(max(a + 2, index + 1), min(len(run), a + _LONGEST_WORD) + 1)
+            if b > index and a < end
+        )
 
     def _replace_alone(self, match: re.Match[str]) -> str:
         # 特斯拉魔豆歪: the brand, its series word as it sounds, then a lone letter's name.
@@ -402,6 +474,76 @@ def code_sounds(codes: Iterable[str]) -> dict[tuple[str, ...], str]:
             if sound:
                 found.setdefault(sound, set()).add(code)
     return {k: next(iter(v)) for k, v in found.items() if len(v) == 1}
+
+
+_NUMERAL_CHARACTERS = frozenset("零〇一二两三四五六七八九十百千")
+_NAME_RUN = re.compile(r"[\u4e00-\u9fff]{3,}")
+#: Characters a name word's sound takes alone (飞巴兹, 麦克布克), and the word after it.
+_NAME_WINDOW = (3, 5)
+_NEXT_WINDOW = (1, 3)
+#: The fewest consonants a name word is read by, its sound alone: fewer fit chance runs.
+_NAME_CONSONANTS = 3
+_SHORTEST_NAME_WORD = 6
+_SIBILANT_INITIALS = frozenset(("z", "c", "s", "zh", "ch", "sh", "j", "q", "x"))
+
+
+def _name_syllable(syllable: str) -> str:
+    """A syllable's consonants as a name word's sound is compared: sibilants are one (兹,
+    斯, 新 for s, ds, th), 尔 is the r or l it writes."""
+    if syllable == "er":
+        return "l"
+    initial = next((i for i in _INITIALS if syllable.startswith(i)), "")
+    head = "s" if initial in _SIBILANT_INITIALS else initial.translate(_STOPS)
+    if syllable.endswith(("n", "ng")) and len(syllable) > len(initial) + 1:
+        head += "n"
+    return head
+
+
+def name_word_skeletons(word: str) -> set[str]:
+    """The consonant skeletons a transliteration of a Latin name word may keep: th, ds
+    and ts as one sibilant, an l or r closing a syllable or after a consonant dropped
+    (Chinese syllables end in no l and start with no cluster), a final stop dropped."""
+    letters = word.lower().replace("ph", "f").replace("th", "s").replace("x", "ks")
+    letters = re.sub(r"[dt]s$", "s", letters)
+    letters = re.sub(r"c(?=[eiy])", "s", letters).replace("z", "s")
+    letters = letters.translate(_STOPS)
+    base = [ch for ch in letters if ch.isalpha() and ch not in "aeiouyw"]
+    if base[1:] and base[0] == "h":
+        base = base[1:]
+    forms = {"".join(base)}
+    coda = re.sub(r"(?<=[aeiou])l(?=[b-df-hj-np-tv-z]|$)", "", letters)
+    cluster = re.sub(r"(?<=[b-df-hj-km-np-tv-z])l", "", letters)
+    both = re.sub(r"(?<=[b-df-hj-km-np-tv-z])l", "", coda)
+    for form in (coda, cluster, both):
+        forms.add("".join(ch for ch in form if ch.isalpha() and ch not in "aeiouyw"))
+    forms |= {f[:-1] for f in forms if f[-1:] in ("p", "t", "k")}
+    return {"".join(ch for i, ch in enumerate(f) if i == 0 or f[i - 1] != ch) for f in forms}
+
+
+def name_sounds(names: Iterable[str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Skeleton → the long Latin name word it sounds as (a skeleton two words share
+    reads neither), and for each such word, skeleton → a word its names have after it."""
+    names = [n.lower() for n in names]
+    words = {w for n in names for w in _LATIN_WORD.findall(n)}
+    found: dict[str, set[str]] = {}
+    for word in words:
+        if len(word) >= _SHORTEST_NAME_WORD and word not in _GENERATION_WORDS:
+            for skeleton in name_word_skeletons(word):
+                # the sibilants are one sound of nine initials: two fit too much (series)
+                if len(skeleton) >= _NAME_CONSONANTS and skeleton.count("s") <= 1:
+                    found.setdefault(skeleton, set()).add(word)
+    sounds = {k: next(iter(v)) for k, v in found.items() if len(v) == 1}
+    following: dict[str, dict[str, set[str]]] = {}
+    for name in names:
+        for before, after in pairwise(name.split()):
+            if before in sounds.values() and after.isascii() and after.isalpha():
+                for skeleton in name_word_skeletons(after):
+                    if skeleton:
+                        following.setdefault(before, {}).setdefault(skeleton, set()).add(after)
+    nexts = {
+        w: {k: next(iter(v)) for k, v in by.items() if len(v) == 1} for w, by in following.items()
+    }
+    return sounds, nexts
 
 
 def edition_words(variant_suffixes: Iterable[str]) -> frozenset[str]:

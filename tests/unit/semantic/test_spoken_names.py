@@ -72,3 +72,29 @@ def test_a_sound_two_codes_share_reads_neither() -> None:
     sounds = code_sounds(["i", "a", "gt"])
     assert ("ai",) not in sounds
     assert sounds[("ji", "ti")] == "gt"
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        ("麦克布克艾尔埃姆三 屏幕多大", "macbook_air_m3|screen_size|"),
+        ("华为飞巴斯普肉三 多少钱", "huawei_freebuds_pro_3|price|"),
+        ("艾尔泡兹普肉二 防水等级多少", "airpods_pro_2|water_resistance|"),
+    ],
+)
+def test_name_words_said_by_sound(extractor: SemanticExtractor, question: str, cid: str) -> None:
+    assert cid_of(extractor.decide(question)) == cid
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # 老婆说 has the consonants of airpods, but 老婆 is a word
+        ("我老婆说这家店不收信用卡", "airpods"),
+        # 耳机 is a word; and two sibilants (series) are too loose a sound to read
+        ("苹果降噪耳机二代听歌能听多久", "series"),
+        ("特斯拉小y直流快充", "series"),
+    ],
+)
+def test_words_are_not_read_as_names(extractor: SemanticExtractor, text: str, word: str) -> None:
+    assert word not in extractor.normaliser.normalise(text)
