@@ -27,6 +27,7 @@ from services.core.semantic.transliteration import (
     PinyinNames,
     Transliterator,
     brand_series_words,
+    letter_codes,
     variant_words,
 )
 
@@ -290,6 +291,9 @@ class SlotLexicon:
                 if len(v) == 1
             },
             units=[str(form) for forms in lexicon_doc.get("units", {}).values() for form in forms],
+            codes=letter_codes(name_words)[0],
+            lone_codes=letter_codes(name_words)[1],
+            names=name_words,
         )
         normaliser = TextNormaliser(
             series_words,
@@ -327,6 +331,7 @@ class SlotLexicon:
             ChineseScripts(
                 {str(k): str(v) for k, v in lexicon_doc.get("regional_words", {}).items()}
             ),
+            letter_codes=letter_codes(name_words),
         )
         norm = normaliser.normalise
         category_words = {str(k): str(v) for k, v in lexicon_doc.get("category_words", {}).items()}

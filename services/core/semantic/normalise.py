@@ -158,6 +158,22 @@ _SPOKEN_STORAGE = re.compile(
     # "a terabyte": the article before a unit spelt out counts one
     r"|(?<![a-z'\d.])(a)\s+(terabyte|gigabyte)(?![a-z])"
 )
+#: A hundreds digit then the rest, said without a unit ("five twelve", "two fifty six"):
+#: the way memory sizes are read; only a power of two is taken for one (128, 256, 512).
+_SPOKEN_SIZE = re.compile(
+    r"(?<![a-z'\d.])((?:" + _EN_HUNDREDS_DIGIT + r")\s+(?:" + _EN_BELOW_HUNDRED + r"))"
+    r"(?![a-z\d-])(?![\s-]+(?:hundred|thousand|" + _EN_DIGITS + r")\b)"
+)
+_SMALLEST_SIZE = 64
+
+
+def _spoken_size(match: re.Match[str]) -> str:
+    value = parse_spoken_quantity(match.group(1))
+    if value >= _SMALLEST_SIZE and value & (value - 1) == 0:
+        return str(value)
+    return match.group(0)
+
+
 #: A number word before a counted noun counts it ("the model three years ago"): no
 #: model number.
 _COUNTED = (
@@ -245,7 +261,11 @@ class TextNormaliser:
     """Normalises questions; built once from the vocabulary and the series words."""
 
     __slots__ = (
+        "_code_number",
+        "_compounds",
         "_context",
+        "_lone_code",
+        "_lone_codes",
         "_look_alike",
         "_misspelt_heads",
         "_name_words",
@@ -256,6 +276,7 @@ class TextNormaliser:
         "_scripts",
         "_series_words",
         "_spelling",
+        "_spoken_codes",
         "_spoken_measure",
         "_spoken_number",
         "_transliterator",
@@ -275,6 +296,7 @@ class TextNormaliser:
         nicknames: Iterable[str] = (),
         unit_words: Iterable[str] = (),
         scripts: ChineseScripts | None = None,
+        letter_codes: tuple[Iterable[str], Iterable[tuple[str, str]]] = ((), ()),
     ) -> None:
         """``number_heads``: Latin name words a model number follows in the catalog's
         names (iphone of "iPhone 15", mate, model, series): an English number word after
@@ -313,6 +335,7 @@ class TextNormaliser:
             if spelt
             else None
         )
+        # one-letter heads are the letter codes of model numbers (the s of S24)
         heads = sorted({h.lower() for h in number_heads if len(h) >= 2}, key=len, reverse=True)
         self._spoken_number = (
             re.compile(
@@ -333,6 +356,42 @@ class TextNormaliser:
             else None
         )
         self._transliterator = transliterator
+        # ``letter_codes``: the codes before model numbers (s of S24, gt of GT 4) and
+        # the lone letters names end with after a word (y of Model Y): said by the
+        # letters' English names ("ex one", "g t four", "model why") they are the code.
+        codes, lone = letter_codes
+        spoken_codes = {form: code for code in codes for form in spoken_letters(code)}
+        self._code_number = (
+            re.compile(
+                # "the 3x one": a letter glued to a number is no code (3x is the zoom)
+                r"(?<![a-z'\d])("
+                + "|".join(re.escape(f) for f in sorted(spoken_codes, key=len, reverse=True))
+                + r")\s+(one|"
+                + _EN_NUMBER
+                + r")(?![a-z])(?!\s+(?:"
+                + "|".join(_COUNTED)
+                + r")\b)(?!\s+(?:hundred|thousand)\b)"
+            )
+            if spoken_codes
+            else None
+        )
+        self._spoken_codes = spoken_codes
+        lone_forms = {
+            f"{head} {form}": f"{head} {letter}"
+            for head, letter in lone
+            for form in spoken_letters(letter)
+            if form != letter
+        }
+        self._lone_codes = lone_forms
+        self._lone_code = (
+            re.compile(
+                r"(?<![a-z'\d])("
+                + "|".join(re.escape(f) for f in sorted(lone_forms, key=len, reverse=True))
+                + r")(?![a-z'])"
+            )
+            if lone_forms
+            else None
+        )
         self._series_words = tuple(sorted({w.lower() for w in series_words if w}, key=len))
         self._context = 8 + max((len(w) for w in self._series_words), default=0)
         # A letter l or o between a Chinese series word and a digit is the digit it
@@ -363,6 +422,9 @@ class TextNormaliser:
             re.compile(r"(?<![a-z])([a-z]{4,})(\d+)(?![\d.])") if numbered else None
         )
         self._name_words = frozenset(name_words)
+        # "mac book", "think pad", "air pods": a long name word said as two words, each
+        # of two letters or more, is that word (a speech recogniser splits compounds).
+        self._compounds = _compound_words(name_words)
         # Words that start with a numeral but are not numbers (三电, 七天无理由, 一次充电).
         protected_words = tuple(protected_words)
         self._protected = tuple(
@@ -387,16 +449,24 @@ class TextNormaliser:
             out = _CHAT_ARE.sub("are", out)
         if "how many" in out:
             out = _HOW_MANY_MASS.sub("how much", out)
+        if self._compounds and " " in out:
+            out = _WORD_PAIR.sub(self._join_compound, out)
         if self._pinyin is not None:
             out = self._pinyin.replace(out)
         if self._spelling is not None:
             out = self._spelling.correct(out)
         if self._misspelt_heads is not None:
             out = self._misspelt_heads.sub(self._repair_head, out)
+        if self._code_number is not None:
+            out = self._code_number.sub(self._read_code_number, out)
+        if self._lone_code is not None:
+            out = self._lone_code.sub(lambda m: self._lone_codes[m.group(1)], out)
         if self._spoken_number is not None:
             out = self._spoken_number.sub(_spoken_model_number, out)
         if "byte" in out or "tb" in out or "gb" in out or "gig" in out:
             out = _SPOKEN_STORAGE.sub(_spoken_storage, out)
+        if out.isascii():
+            out = _SPOKEN_SIZE.sub(_spoken_size, out)
         if self._spoken_measure is not None:
             out = self._spoken_measure.sub(
                 lambda m: f"{parse_spoken_quantity(m.group(1))} {m.group(2)}", out
@@ -435,6 +505,14 @@ class TextNormaliser:
         if "in" in out:
             out = _GLUED_INCH.sub(r"\1 inch", out)  # 6.7in: "in" glued to a number is inch
         return _SPACES.sub(" ", out).strip()
+
+    def _read_code_number(self, match: re.Match[str]) -> str:
+        number = 1 if match.group(2) == "one" else parse_english_number(match.group(2))
+        return f"{self._spoken_codes[match.group(1)]}{number}"
+
+    def _join_compound(self, match: re.Match[str]) -> str:
+        joined = match.group(1) + match.group(2)
+        return match.group(1) if joined in self._compounds else match.group(0)
 
     def _repair_head(self, match: re.Match[str]) -> str:
         """A word glued to a model number, one edit (OSA) from the one series word the
@@ -556,6 +634,57 @@ def _digit_look_alike(match: re.Match[str]) -> str:
 
 def _spoken_model_number(match: re.Match[str]) -> str:
     return f"{match.group(1)} {parse_english_number(match.group(2))}"
+
+
+#: The English names of the Latin letters (a general fact of the language).
+ENGLISH_LETTER_NAMES: dict[str, tuple[str, ...]] = {
+    "a": ("ay",),
+    "b": ("bee",),
+    "c": ("see", "cee"),
+    "d": ("dee",),
+    "f": ("ef",),
+    "g": ("gee",),
+    "h": ("aitch",),
+    "i": ("eye",),
+    "j": ("jay",),
+    "k": ("kay",),
+    "l": ("el",),
+    "m": ("em",),
+    "n": ("en",),
+    "p": ("pee",),
+    "q": ("cue",),
+    "r": ("ar",),
+    "s": ("es", "ess"),
+    "t": ("tee",),
+    "v": ("vee",),
+    "x": ("ex",),
+    "y": ("why", "wye"),
+    "z": ("zee", "zed"),
+}
+
+
+def spoken_letters(code: str) -> list[str]:
+    """The ways a letter code is said: as written, its letters apart ("g t"), and by
+    the letters' English names ("gee tee", "ex")."""
+    forms: list[list[str]] = [[]]
+    for letter in code:
+        forms = [[*f, n] for f in forms for n in (letter, *ENGLISH_LETTER_NAMES.get(letter, ()))]
+    out = [code, *(" ".join(f) for f in forms)]
+    return list(dict.fromkeys(out))
+
+
+#: The shortest name word read from two spoken parts, and the shortest part.
+_SHORTEST_COMPOUND = 6
+_SHORTEST_PART = 2
+
+
+def _compound_words(name_words: Iterable[str]) -> frozenset[str]:
+    """The long Latin name words a question may say as two words (macbook)."""
+    return frozenset(w for w in name_words if len(w) >= _SHORTEST_COMPOUND and w.isalpha())
+
+
+#: A word and the next one (looked at, not consumed: pairs overlap).
+_WORD_PAIR = re.compile(r"(?<![a-z'])([a-z]{2,}) (?=([a-z]{2,})(?![a-z']))")
 
 
 def _spoken_storage(match: re.Match[str]) -> str:

@@ -62,7 +62,7 @@ def latin_skeleton(word: str, *, drop_coda_l: bool = False) -> str:
     return "".join(ch for i, ch in enumerate(out) if i == 0 or out[i - 1] != ch)
 
 
-_CODA_L = re.compile(r"(?<=[aeiou])l(?=[b-df-hj-np-tv-z])")
+_CODA_L = re.compile(r"(?<=[aeiou])l(?=[b-df-hj-np-tv-z]|$)")
 
 
 def syllable_skeleton(syllable: str) -> str:
@@ -78,9 +78,14 @@ class Transliterator:
     """Replaces transliterated variant words after a model's name by the Latin word."""
 
     __slots__ = (
+        "_alone",
+        "_alone_run",
         "_by_skeleton",
+        "_code_sounds",
         "_common",
         "_editions",
+        "_name_sounds",
+        "_next_sounds",
         "_nicknames",
         "_openings",
         "_plus_words",
@@ -98,6 +103,9 @@ class Transliterator:
         vocabulary: Iterable[str] = (),
         nicknames: Mapping[str, str] | None = None,
         units: Iterable[str] = (),
+        codes: Iterable[str] = (),
+        lone_codes: Iterable[tuple[str, str]] = (),
+        names: Iterable[str] = (),
     ) -> None:
         """``series_words``: brand word → the Latin series words of its names that stand
         right before a model number (华为 → mate): 麦特 between 华为 and 60 is Mate.
@@ -107,7 +115,20 @@ class Transliterator:
         right after a model number when the character is no verb there (破了, 破的) and
         starts no dictionary word (破损, 破解).
         ``units``: the Chinese words of units of measure (寸, 公里): right after a number
-        such a word is its unit, never the sound of a Latin word (6.8寸以上 is no "gen")."""
+        such a word is its unit, never the sound of a Latin word (6.8寸以上 is no "gen").
+        ``codes``: the letter codes before the catalog's model numbers (s of S24, gt of
+        GT 4): said by their letters' Chinese names right before a number (艾斯二十四,
+        吉踢四) they are the code. ``lone_codes``: (Latin word, letter) of names ending in
+        a lone letter (Model Y): the letter's name after that word, transliterated after
+        the brand (特斯拉魔豆歪), is the letter.
+        ``names``: the catalog's names: a long Latin name word said in Chinese
+        characters by its sound (麦克布克, 艾尔泡兹) is the word, and so is the word a
+        name has after it, right after it (麦克布克艾尔: MacBook Air)."""
+        self._name_sounds, self._next_sounds = name_sounds(names)
+        self._code_sounds = code_sounds(codes)
+        self._alone: dict[str, dict[tuple[str, ...], str]] = {}
+        for head, letter in lone_codes:
+            self._alone.setdefault(head, {}).update(code_sounds((letter,)))
         self._units = tuple(sorted({u for u in units if u and not u.isascii()}, key=len))
         self._nicknames = {
             k: v.lower() for k, v in (nicknames or {}).items() if len(k) == 1 and not k.isascii()
@@ -138,6 +159,10 @@ class Transliterator:
             for word in words:
                 if len(word) >= 3 and word.isascii() and word.isalpha():
                     by.setdefault(latin_skeleton(word), set()).add(word.lower())
+                    # Model is 魔豆: no Chinese syllable ends in l
+                    dropped = latin_skeleton(word, drop_coda_l=True)
+                    if dropped != latin_skeleton(word):
+                        by.setdefault(dropped, set()).add(word.lower())
             kept = {k: next(iter(v)) for k, v in by.items() if len(v) == 1 and len(k) >= 2}
             if kept and not brand.isascii():
                 self._series[brand.lower()] = kept
@@ -152,12 +177,28 @@ class Transliterator:
             if self._series
             else None
         )
+        alone_brands = [b for b, ws in self._series.items() if set(ws.values()) & set(self._alone)]
+        self._alone_run = (
+            re.compile(
+                "("
+                + "|".join(re.escape(b) for b in sorted(alone_brands, key=len, reverse=True))
+                + r")((?:(?![零〇一二两三四五六七八九十])[\u4e00-\u9fff]){3,7})"
+            )
+            if alone_brands
+            else None
+        )
 
     def replace(self, text: str) -> str:
         if self._reads_plus and "加" in text:
             text = _PLUS_READ.sub(self._replace_plus, text)
+        if self._code_sounds and _NUMERAL_AHEAD.search(text):
+            text = _LETTER_RUN.sub(self._replace_letters, text)
+        if self._name_sounds:
+            text = _NAME_RUN.sub(self._replace_names, text)
         if self._series_run is not None:
             text = self._series_run.sub(self._replace_series, text)
+        if self._alone_run is not None:
+            text = self._alone_run.sub(self._replace_alone, text)
         if self._by_skeleton and ("版" in text or "款" in text):
             text = _EDITION_RUN.sub(self._replace_edition_run, text)
         if not (self._by_skeleton or self._nicknames) or not _CJK_RUN.search(text):
@@ -181,6 +222,111 @@ class Transliterator:
         ):
             return match.group(0)
         return " plus "
+
+    def _replace_letters(self, match: re.Match[str]) -> str:
+        # The longest tail of the run said as a code's letters (三星艾斯 → 三星 s).
+        run = match.group(1)
+        first = max(0, len(run) - _MAX_CODE_SYLLABLES)
+        syllables = lazy_pinyin(run[first:], style=Style.NORMAL)
+        if len(syllables) != len(run) - first:
+            return run
+        for start in range(first, len(run)):
+            tail = run[start:]
+            if self._common.get(tail, 0) >= _COMMON or any(ch in _FUNCTION for ch in tail):
+                continue
+            if start and self._common.get(run[start - 1 : start + 1], 0) >= _COMMON:
+                continue  # the tail's first character ends a word before it
+            code = self._code_sounds.get(tuple(syllables[start - first :]))
+            if code is not None:
+                return f"{run[:start]} {code}"
+        return run
+
+    def _replace_names(self, match: re.Match[str]) -> str:
+        run = match.group(0)
+        syllables = lazy_pinyin(run, style=Style.NORMAL)
+        if len(syllables) != len(run):
+            return run
+        out: list[str] = []
+        index = 0
+        start = 0
+        while index <= len(run) - _NAME_WINDOW[0]:
+            found = self._name_at(run, syllables, index, self._name_sounds, _NAME_WINDOW)
+            if found is None:
+                index += 1
+                continue
+            word, end = found
+            out += [run[start:index], f" {word} "]
+            nexts = self._next_sounds.get(word)
+            if nexts:
+                after = self._name_at(run, syllables, end, nexts, _NEXT_WINDOW)
+                if after is not None:
+                    out.append(f"{after[0]} ")
+                    end = after[1]
+            index = start = end
+        if not out:
+            return run
+        out.append(run[start:])
+        return "".join(out)
+
+    def _name_at(
+        self,
+        run: str,
+        syllables: Sequence[str],
+        index: int,
+        sounds: Mapping[str, str],
+        sizes: tuple[int, int],
+    ) -> tuple[str, int] | None:
+        """The name word the characters at ``index`` sound like, and where they end: no
+        dictionary word among them or across either edge, no function character."""
+        for size in range(min(sizes[1], len(run) - index), sizes[0] - 1, -1):
+            end = index + size
+            window = run[index:end]
+            if (
+                self._common.get(window, 0) >= _COMMON
+                or any(ch in _FUNCTION or ch in _NUMERAL_CHARACTERS for ch in window)
+                # a closing vowel adds no sound: it is the next word's (麦克布克|艾尔)
+                or not _name_syllable(syllables[end - 1])
+                or self._holds_a_word(run, index, end)
+            ):
+                continue
+            word = sounds.get("".join(_name_syllable(s) for s in syllables[index:end]))
+            if word is not None:
+                return word, end
+        return None
+
+    def _holds_a_word(self, run: str, index: int, end: int) -> bool:
+        """Whether a dictionary word lies inside run[index:end] or across an edge of it
+        (老婆 of 老婆说, 耳机 of 降噪耳机, 特斯拉 of 特斯拉小)."""
+        return any(
+            self._common.get(run[a:b], 0) >= _COMMON
+            for a in range(max(0, index - _LONGEST_WORD + 1), end)
+            for b in range(max(a + 2, index + 1), min(len(run), a + _LONGEST_WORD) + 1)
+            if b > index and a < end
+        )
+
+    def _replace_alone(self, match: re.Match[str]) -> str:
+        # 特斯拉魔豆歪: the brand, its series word as it sounds, then a lone letter's name.
+        brand, run = match.group(1), match.group(2)
+        for size in range(min(4, len(run) - 1), 1, -1):
+            head, rest = run[:size], run[size:]
+            if self._common.get(head, 0) >= _COMMON or any(ch in _FUNCTION for ch in head):
+                continue
+            syllables = lazy_pinyin(head, style=Style.NORMAL)
+            if len(syllables) != size:
+                continue
+            word = self._series[brand].get("".join(syllable_skeleton(s) for s in syllables))
+            sounds = self._alone.get(word or "")
+            if not sounds:
+                continue
+            for end in range(1, min(3, len(rest)) + 1):
+                letter = sounds.get(tuple(lazy_pinyin(rest[:end], style=Style.NORMAL)))
+                # the letter's name starts no dictionary word (歪曲)
+                if letter is not None and not any(
+                    self._common.get(rest[:stop], 0) >= _COMMON
+                    for stop in range(end + 1, min(len(rest), end + _LONGEST_WORD) + 1)
+                ):
+                    return f"{brand}{word} {letter} {rest[end:]}"
+        return match.group(0)
 
     def _replace_series(self, match: re.Match[str]) -> str:
         brand, run = match.group(1), match.group(2)
@@ -249,6 +395,155 @@ class Transliterator:
             if word is not None:
                 return word, size
         return None
+
+
+#: How Chinese speakers say the Latin letters (a general fact of the language), as
+#: toneless pinyin syllables: 艾斯 is S, 吉踢 is GT, 艾克斯 is X, 埃姆 is M, 歪 is Y. The
+#: characters vary (吉踢, 记提; 艾斯, 爱斯); their sound does not.
+LETTER_NAMES: Mapping[str, tuple[tuple[str, ...], ...]] = {
+    "a": (("ei",), ("ai",)),
+    "b": (("bi",),),
+    "c": (("xi",), ("sei",)),
+    "d": (("di",),),
+    "e": (("yi",),),
+    "f": (("ai", "fu"), ("ei", "fu")),
+    "g": (("ji",),),
+    "h": (("ai", "qi"), ("ai", "chi"), ("ei", "qi")),
+    "i": (("ai",),),
+    "j": (("jie",),),
+    "k": (("kai",),),
+    "l": (("ai", "lu"), ("ai", "le"), ("ei", "le")),
+    "m": (("ai", "mu"), ("ei", "mu")),
+    "n": (("en",), ("ai", "en")),
+    "o": (("ou",),),
+    "p": (("pi",),),
+    "q": (("kiu",), ("qiu",)),
+    "r": (("a",), ("a", "er")),
+    "s": (("ai", "si"), ("ei", "si")),
+    "t": (("ti",),),
+    "u": (("you",),),
+    "v": (("wei",),),
+    "w": (("da", "bu", "liu"),),
+    "x": (("ai", "ke", "si"), ("ei", "ke", "si")),
+    "y": (("wai",),),
+    "z": (("zei",), ("zai",)),
+}
+_CODE_BEFORE_NUMBER = re.compile(r"(?<![a-z])([a-z]{1,2})\s?\d")
+_NUMERAL_AHEAD = re.compile(r"\s?[\d零〇一二两三四五六七八九十]")
+_MAX_CODE_SYLLABLES = 6
+#: A run of Chinese characters, no numeral among them, right before a number.
+_LETTER_RUN = re.compile(
+    r"((?:(?![零〇一二两三四五六七八九十百千])[\u4e00-\u9fff]){1,12})"
+    r"(?=\s?[\d零〇一二两三四五六七八九十])"
+)
+
+
+def letter_codes(names: Iterable[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The letter codes of the catalog's names: one or two Latin letters right before a
+    model number (the s of "S24", the gt of "GT 4", the m of "M3"), and a lone letter a
+    name ends with after a Latin word (("model", "y") of "Model Y")."""
+    numbered: list[str] = []
+    alone: list[tuple[str, str]] = []
+    for name in names:
+        lowered = name.lower()
+        for match in _CODE_BEFORE_NUMBER.finditer(lowered):
+            if match.group(1) not in numbered:
+                numbered.append(match.group(1))
+        words = lowered.split()
+        if (
+            len(words) >= 2
+            and len(words[-1]) == 1
+            and words[-1].isalpha()
+            and words[-2].isascii()
+            and words[-2].isalpha()
+            and (words[-2], words[-1]) not in alone
+        ):
+            alone.append((words[-2], words[-1]))
+    return numbered, alone
+
+
+def code_sounds(codes: Iterable[str]) -> dict[tuple[str, ...], str]:
+    """Every way of saying each code by its letters' Chinese names (toneless pinyin) →
+    the code; a sound two codes share reads neither."""
+    found: dict[tuple[str, ...], set[str]] = {}
+    for code in codes:
+        sounds: list[tuple[str, ...]] = [()]
+        for letter in code:
+            sounds = [s + n for s in sounds for n in LETTER_NAMES.get(letter, ())]
+        for sound in sounds:
+            if sound:
+                found.setdefault(sound, set()).add(code)
+    return {k: next(iter(v)) for k, v in found.items() if len(v) == 1}
+
+
+_NUMERAL_CHARACTERS = frozenset("零〇一二两三四五六七八九十百千")
+_NAME_RUN = re.compile(r"[\u4e00-\u9fff]{3,}")
+#: Characters a name word's sound takes alone (飞巴兹, 麦克布克), and the word after it.
+_NAME_WINDOW = (3, 5)
+_NEXT_WINDOW = (1, 3)
+#: The fewest consonants a name word is read by, its sound alone: fewer fit chance runs.
+_NAME_CONSONANTS = 3
+_SHORTEST_NAME_WORD = 6
+_SIBILANT_INITIALS = frozenset(("z", "c", "s", "zh", "ch", "sh", "j", "q", "x"))
+
+
+def _name_syllable(syllable: str) -> str:
+    """A syllable's consonants as a name word's sound is compared: sibilants are one (兹,
+    斯, 新 for s, ds, th), 尔 is the r or l it writes."""
+    if syllable == "er":
+        return "l"
+    initial = next((i for i in _INITIALS if syllable.startswith(i)), "")
+    head = "s" if initial in _SIBILANT_INITIALS else initial.translate(_STOPS)
+    if syllable.endswith(("n", "ng")) and len(syllable) > len(initial) + 1:
+        head += "n"
+    return head
+
+
+def name_word_skeletons(word: str) -> set[str]:
+    """The consonant skeletons a transliteration of a Latin name word may keep: th, ds
+    and ts as one sibilant, an l or r closing a syllable or after a consonant dropped
+    (Chinese syllables end in no l and start with no cluster), a final stop dropped."""
+    letters = word.lower().replace("ph", "f").replace("th", "s").replace("x", "ks")
+    letters = re.sub(r"[dt]s$", "s", letters)
+    letters = re.sub(r"c(?=[eiy])", "s", letters).replace("z", "s")
+    letters = letters.translate(_STOPS)
+    base = [ch for ch in letters if ch.isalpha() and ch not in "aeiouyw"]
+    if base[1:] and base[0] == "h":
+        base = base[1:]
+    forms = {"".join(base)}
+    coda = re.sub(r"(?<=[aeiou])l(?=[b-df-hj-np-tv-z]|$)", "", letters)
+    cluster = re.sub(r"(?<=[b-df-hj-km-np-tv-z])l", "", letters)
+    both = re.sub(r"(?<=[b-df-hj-km-np-tv-z])l", "", coda)
+    for form in (coda, cluster, both):
+        forms.add("".join(ch for ch in form if ch.isalpha() and ch not in "aeiouyw"))
+    forms |= {f[:-1] for f in forms if f[-1:] in ("p", "t", "k")}
+    return {"".join(ch for i, ch in enumerate(f) if i == 0 or f[i - 1] != ch) for f in forms}
+
+
+def name_sounds(names: Iterable[str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Skeleton → the long Latin name word it sounds as (a skeleton two words share
+    reads neither), and for each such word, skeleton → a word its names have after it."""
+    names = [n.lower() for n in names]
+    words = {w for n in names for w in _LATIN_WORD.findall(n)}
+    found: dict[str, set[str]] = {}
+    for word in words:
+        if len(word) >= _SHORTEST_NAME_WORD and word not in _GENERATION_WORDS:
+            for skeleton in name_word_skeletons(word):
+                # the sibilants are one sound of nine initials: two fit too much (series)
+                if len(skeleton) >= _NAME_CONSONANTS and skeleton.count("s") <= 1:
+                    found.setdefault(skeleton, set()).add(word)
+    sounds = {k: next(iter(v)) for k, v in found.items() if len(v) == 1}
+    following: dict[str, dict[str, set[str]]] = {}
+    for name in names:
+        for before, after in pairwise(name.split()):
+            if before in sounds.values() and after.isascii() and after.isalpha():
+                for skeleton in name_word_skeletons(after):
+                    if skeleton:
+                        following.setdefault(before, {}).setdefault(skeleton, set()).add(after)
+    nexts = {
+        w: {k: next(iter(v)) for k, v in by.items() if len(v) == 1} for w, by in following.items()
+    }
+    return sounds, nexts
 
 
 def edition_words(variant_suffixes: Iterable[str]) -> frozenset[str]:
