@@ -332,11 +332,26 @@ _NOT_WANTED_AFTER = re.compile(r"[a-z]*\s+(?:needed|required|necessary|please|th
 _ENDS_ASKING = re.compile(r"(?:[吗么嘛呢?？]|了)\s*$")
 
 
-def _scope_clause(text: str, start: int, end: int) -> tuple[int, int]:
-    begin = 0
-    for found in _SCOPE_END.finditer(text, 0, start):
+#: How far a clause is looked for either side of a cue. A clause longer than this is no
+#: clause a rule can read (None): looking further would make every cue cost the whole
+#: text, quadratic in its length.
+_CLAUSE_REACH = 200
+
+
+def _scope_clause(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The clause around ``text[start:end]``, or None when it runs past the reach."""
+    low = max(0, start - _CLAUSE_REACH)
+    begin = -1
+    for found in _SCOPE_END.finditer(text, low, start):
         begin = found.end()
-    after = _SCOPE_END.search(text, end)
+    if begin < 0:
+        if low > 0:
+            return None
+        begin = 0
+    high = min(len(text), end + _CLAUSE_REACH)
+    after = _SCOPE_END.search(text, end, high)
+    if after is None and high < len(text):
+        return None
     return begin, after.start() if after is not None else len(text)
 
 
@@ -347,7 +362,10 @@ def ruled_out(text: str, start: int, end: int, *, declined: bool = True) -> bool
     ``declined``, after a telling, advice or comparison declined (不用告诉我, 先别给建议, 不和
     其他车比). The clause must not ask itself (no question mark or particle at its end) and
     no contrast word (是问, "but") may stand between the opener and the words."""
-    begin, clause_end = _scope_clause(text, start, end)
+    clause = _scope_clause(text, start, end)
+    if clause is None:
+        return False
+    begin, clause_end = clause
     if _ENDS_ASKING.search(text, begin, clause_end):
         return False
     opener = _DECLINED if declined else _ASKED_NEGATED
@@ -378,7 +396,10 @@ def ruled_out_clauses(text: str) -> list[tuple[int, int]]:
     clause (不是问我的订单, "i'm not asking about my own phone —"): from the opener on."""
     spans: list[tuple[int, int]] = []
     for found in _DECLINED.finditer(text):
-        clause_end = _scope_clause(text, found.start(), found.end())[1]
+        clause = _scope_clause(text, found.start(), found.end())
+        if clause is None:
+            continue
+        clause_end = clause[1]
         if found.end() < clause_end and ruled_out(text, found.end(), clause_end):
             spans.append((found.start(), clause_end))
     return spans
@@ -394,7 +415,10 @@ def topic_ruled_out(text: str, start: int, end: int) -> bool:
     is not about (跟价格无关, 不是问价格, 这不是售后问题, "not asking about the price")."""
     if ruled_out(text, start, end):
         return True
-    begin, clause_end = _scope_clause(text, start, end)
+    clause = _scope_clause(text, start, end)
+    if clause is None:
+        return False
+    begin, clause_end = clause
     before = _NOT_A_MATTER_BEFORE.search(text, begin, start)
     return bool(
         before is not None
@@ -433,6 +457,12 @@ def only_set_aside(hits: Sequence[Hit], text: str) -> bool:
     return bool(hits)
 
 
+def _clause_asks(text: str, hit: Hit) -> bool:
+    """Whether the clause of ``hit`` asks (a clause past the reach counts as asking)."""
+    clause = _scope_clause(text, hit.start, hit.end)
+    return clause is None or _ENDS_ASKING.search(text, *clause) is not None
+
+
 def only_set_aside_unasked(hits: Sequence[Hit], context: CueContext) -> bool:
     """``only_set_aside`` for a cue of advice, prediction or comparison, in a clause that
     does not ask (不要你觉得，…; "不用等新款吗" still asks), of a question asking an attribute."""
@@ -440,7 +470,7 @@ def only_set_aside_unasked(hits: Sequence[Hit], context: CueContext) -> bool:
     return (
         bool(context.attribute_hits)
         and only_set_aside(hits, text)
-        and not any(_ENDS_ASKING.search(text, *_scope_clause(text, h.start, h.end)) for h in hits)
+        and not any(_clause_asks(text, h) for h in hits)
     )
 
 
