@@ -99,24 +99,22 @@ _EN_ORDINALS = {
     "tenth": 10,
 }
 _EN_DIGITS = "|".join(k for k, v in _EN_UNITS.items() if 0 < v < 10)
+#: "sixty", "twenty four", "twenty-four".
+_EN_TENS_NUMBER = "(?:" + "|".join(_EN_TENS) + r")(?:[\s-](?:" + _EN_DIGITS + "))?"
 #: "sixteen", "sixty", "twenty four", "twenty-four": longest alternative first.
 _EN_NUMBER = (
-    "(?:(?:"
-    + "|".join(_EN_TENS)
-    + r")(?:[\s-](?:"
-    + _EN_DIGITS
-    + "))?|"
+    "(?:"
+    + _EN_TENS_NUMBER
+    + "|"
     # "one" alone is the pronoun ("the pro one"), never a model number.
     + "|".join(sorted((k for k in _EN_UNITS if k != "one"), key=len, reverse=True))
     + ")"
 )
-_EN_HUNDREDS_DIGIT = "|".join(k for k, v in _EN_UNITS.items() if 0 < v < 10)
+#: Ten to ninety-nine in words.
 _EN_BELOW_HUNDRED = (
-    "(?:(?:"
-    + "|".join(_EN_TENS)
-    + r")(?:[\s-](?:"
-    + _EN_DIGITS
-    + "))?|"
+    "(?:"
+    + _EN_TENS_NUMBER
+    + "|"
     + "|".join(sorted((k for k, v in _EN_UNITS.items() if v >= 10), key=len, reverse=True))
     + ")"
 )
@@ -127,8 +125,8 @@ def _spoken_quantity(pairs: bool) -> str:
     ``pairs``, also a hundreds digit then the rest, as sizes are read ("one twenty
     eight" = 128, "five twelve" = 512)."""
     rest = rf"(?:\s+(?:{_EN_BELOW_HUNDRED}|{_EN_DIGITS}))?"
-    hundreds = rf"(?:{_EN_HUNDREDS_DIGIT})\s+hundred(?:\s+and)?{rest}"
-    pair = rf"|(?:{_EN_HUNDREDS_DIGIT})\s+{_EN_BELOW_HUNDRED}" if pairs else ""
+    hundreds = rf"(?:{_EN_DIGITS})\s+hundred(?:\s+and)?{rest}"
+    pair = rf"|(?:{_EN_DIGITS})\s+{_EN_BELOW_HUNDRED}" if pairs else ""
     return rf"(?:{hundreds}{pair}|{_EN_BELOW_HUNDRED}|{_EN_DIGITS})"
 
 
@@ -161,7 +159,7 @@ _SPOKEN_STORAGE = re.compile(
 #: A hundreds digit then the rest, said without a unit ("five twelve", "two fifty six"):
 #: the way memory sizes are read; only a power of two is taken for one (128, 256, 512).
 _SPOKEN_SIZE = re.compile(
-    r"(?<![a-z'\d.])((?:" + _EN_HUNDREDS_DIGIT + r")\s+(?:" + _EN_BELOW_HUNDRED + r"))"
+    r"(?<![a-z'\d.])((?:" + _EN_DIGITS + r")\s+(?:" + _EN_BELOW_HUNDRED + r"))"
     r"(?![a-z\d-])(?![\s-]+(?:hundred|thousand|" + _EN_DIGITS + r")\b)"
 )
 _SMALLEST_SIZE = 64
