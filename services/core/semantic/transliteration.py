@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
-from pypinyin import Style, lazy_pinyin
+from pypinyin import Style, lazy_pinyin, pinyin
 
 _CJK_RUN = re.compile(r"(?<=[0-9a-z])\s?([\u4e00-\u9fff]+)")
 #: A run before an edition head after a demonstrative or 的 (那个普拉斯版本): a variant
@@ -81,9 +81,11 @@ class Transliterator:
         "_alone",
         "_alone_run",
         "_by_skeleton",
+        "_char_sounds",
         "_code_sounds",
         "_common",
         "_editions",
+        "_name_prefixes",
         "_name_sounds",
         "_next_sounds",
         "_nicknames",
@@ -125,6 +127,8 @@ class Transliterator:
         characters by its sound (麦克布克, 艾尔泡兹) is the word, and so is the word a
         name has after it, right after it (麦克布克艾尔: MacBook Air)."""
         self._name_sounds, self._next_sounds = name_sounds(names)
+        self._name_prefixes = frozenset(k[:i] for k in self._name_sounds for i in range(len(k) + 1))
+        self._char_sounds: dict[str, frozenset[str]] = {}
         self._code_sounds = code_sounds(codes)
         self._alone: dict[str, dict[tuple[str, ...], str]] = {}
         for head, letter in lone_codes:
@@ -243,6 +247,8 @@ class Transliterator:
 
     def _replace_names(self, match: re.Match[str]) -> str:
         run = match.group(0)
+        if not self._may_sound_a_name(run):
+            return run  # most runs: no pinyin of the run in context is needed
         syllables = lazy_pinyin(run, style=Style.NORMAL)
         if len(syllables) != len(run):
             return run
@@ -267,6 +273,39 @@ class Transliterator:
             return run
         out.append(run[start:])
         return "".join(out)
+
+    def _may_sound_a_name(self, run: str) -> bool:
+        """Whether some window of ``run`` could sound a name word under any reading of
+        its characters: the readings in context are among a character's dictionary
+        readings, so a run this finds nothing in holds no name (a cheap first look)."""
+        shortest, longest = _NAME_WINDOW
+        for index in range(len(run) - shortest + 1):
+            partial = {""}
+            for end in range(index, min(len(run), index + longest)):
+                char = run[end]
+                if char in _FUNCTION or char in _NUMERAL_CHARACTERS:
+                    break
+                grown: set[str] = set()
+                for sound in self._sounds_of(char):
+                    for head in partial:
+                        joined = head + sound
+                        if joined not in self._name_prefixes:
+                            continue
+                        if sound and end - index >= shortest - 1 and joined in self._name_sounds:
+                            return True
+                        grown.add(joined)
+                if not grown:
+                    break
+                partial = grown
+        return False
+
+    def _sounds_of(self, char: str) -> frozenset[str]:
+        """The name-syllables of every dictionary reading of ``char`` (remembered)."""
+        sounds = self._char_sounds.get(char)
+        if sounds is None:
+            readings = pinyin(char, style=Style.NORMAL, heteronym=True)[0]
+            sounds = self._char_sounds[char] = frozenset(map(_name_syllable, readings))
+        return sounds
 
     def _name_at(
         self,
