@@ -1436,7 +1436,7 @@ class SemanticExtractor:
         reading = self._constraints.read(masked, boundaries, category)
 
         structural: dict[str, str] = {}
-        named = len(product_ids) + len({norm[m.start : m.end] for m in unknown})
+        named = len(product_ids) + len(_unknown_names(norm, unknown))
         if product_ids:
             # "华为手表和苹果手表9代哪个…": a brand and category word of another brand than
             # the named products' is another product, unnamed.
@@ -2513,6 +2513,23 @@ _LONG_DIGITS = re.compile(r"\d{5,}")
 
 def _is_cjk_word(word: str) -> bool:
     return 2 <= len(word) <= 6 and all("\u3400" <= ch <= "\u9fff" for ch in word)
+
+
+def _unknown_names(text: str, unknown: Sequence[Mention]) -> set[str]:
+    """The distinct products the unknown mentions name: mentions only spaces apart are
+    one name (戴森 吹风机, "dji drone": a brand and its product kind)."""
+    names: set[str] = set()
+    start = end = -1
+    for mention in sorted(unknown, key=lambda m: (m.start, m.end)):
+        if start >= 0 and (mention.start <= end or not text[end : mention.start].strip()):
+            end = max(end, mention.end)
+            continue
+        if start >= 0:
+            names.add(text[start:end])
+        start, end = mention.start, mention.end
+    if start >= 0:
+        names.add(text[start:end])
+    return names
 
 
 def _mask(text: str, mentions: Sequence[Mention], mark: str) -> str:

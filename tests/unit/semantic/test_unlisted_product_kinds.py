@@ -1,0 +1,47 @@
+"""Kinds of product the store does not sell at all (home appliances, drones, printers)
+and their makers are products the catalog does not list: a warranty or return question
+about one is unknown_product, never the store's own policy. A maker and its product kind
+side by side (a brand, then "drone") name one product, not two to compare. Questions
+written for these tests, not taken from any labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from services.core.semantic.fingerprint import Bypass
+from tests.unit.semantic.decisions import cid_of
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "大疆无人机保修多久",
+        "电饭煲能七天无理由退吗",
+        "robot vacuum warranty how long",
+        "dyson hair dryer return policy",
+        "冰箱包邮吗",
+        "does the projector ship free",
+        "索尼 xperia 保修多久",
+    ],
+)
+def test_an_unlisted_kind_or_maker_is_an_unknown_product(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass)
+    assert decision.intent == "unknown_product"
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        ("保修多久", "null|warranty|"),
+        ("你们家能七天无理由退货吗", "null|return_policy|"),
+        ("xiaomi 14 refresh rate? i play games on it", "xiaomi_14|refresh_rate|"),
+    ],
+)
+def test_store_questions_beside_them_keep_their_key(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert cid_of(extractor.decide(question)) == cid
