@@ -52,6 +52,7 @@ class AdmissionPolicy:
     rules: tuple[IntentRule, ...]
     variant_suffixes: tuple[str, ...]
     adjective_suffixes: tuple[str, ...] = ()
+    accessory_words: tuple[str, ...] = ()
 
     @property
     def other_brands(self) -> tuple[str, ...]:
@@ -139,6 +140,7 @@ class AdmissionPolicy:
             adjective_suffixes=tuple(
                 str(s).lower() for s in unknown_body.get("adjective_suffixes", ())
             ),
+            accessory_words=tuple(str(s).lower() for s in unknown_body.get("accessory_words", ())),
         )
 
 

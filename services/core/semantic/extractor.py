@@ -359,6 +359,9 @@ class SemanticExtractor:
         self._other_brands = PhraseSet(
             (self._normaliser.normalise(b), "other") for b in policy.other_brands
         )
+        self._accessories = PhraseSet(
+            (self._normaliser.normalise(w), "accessory") for w in policy.accessory_words
+        )
         self._gate = AdmissionGate(policy)
         # Words both the attribute vocabulary and a bypass intent list ("promotion": the
         # display feature and a sales promotion).
@@ -374,6 +377,7 @@ class SemanticExtractor:
             *(self._normaliser.normalise(n) for e in entries for n in e.names),
             *(w for ws in self._lexicon.brands.values() for w in ws),
             *policy.other_brands,
+            *policy.accessory_words,
         ]
         self._segmenter.add_words(w for w in user_words if not w.isascii())
         self._english = english_words or {}
@@ -1397,6 +1401,31 @@ class SemanticExtractor:
                 return match.group(1)
         return None
 
+    def _accessories_asked(
+        self, norm: str, boundaries: frozenset[int], scan: ProductScan
+    ) -> list[Mention]:
+        """Accessories the question asks about rather than a product: one attached to a
+        named product ("苹果15的手机壳", "the sport band for the watch s9") or named with
+        no product. A question about what is in the box names them as its contents."""
+        named = (*scan.products, *scan.unknown)
+        hits = [
+            h
+            for h in self._accessories.find(norm, boundaries)
+            if not any(h.start < m.end and m.start < h.end for m in named)
+        ]
+        if not hits or any(h.label == "in_box" for h in self._attributes.find(norm, boundaries)):
+            return []
+        return [
+            Mention(h.start, h.end, reason="an accessory the catalog does not list")
+            for h in hits
+            if not scan.products
+            or any(
+                _ATTACHED_AFTER.fullmatch(norm, m.end, h.start)
+                or _ATTACHED_BEFORE.fullmatch(norm, h.end, m.start)
+                for m in scan.products
+            )
+        ]
+
     def _decide_scanned(
         self,
         norm: str,
@@ -1414,8 +1443,9 @@ class SemanticExtractor:
             if not any(h.start < m.end and m.start < h.end for m in (*scan.products, *scan.unknown))
         ]
         unknown = [*scan.unknown, *other]
+        accessories = self._accessories_asked(norm, boundaries, scan)
         masked = _mask(norm, scan.products, PRODUCT_MASK)
-        masked = _mask(masked, [*unknown, *scan.brands], UNKNOWN_MASK)
+        masked = _mask(masked, [*unknown, *accessories, *scan.brands], UNKNOWN_MASK)
         found: list[list[Hit]] = []
 
         def attribute_words() -> list[Hit]:
@@ -1452,6 +1482,8 @@ class SemanticExtractor:
             structural["compare"] = f"several values of {', '.join(reading.conflicting_keys())}"
         if unknown and not product_ids:
             structural["unknown_product"] = unknown[0].reason
+        elif accessories:
+            structural["unknown_product"] = accessories[0].reason
         if len(product_ids) == 1:
             newer = newer_versions(
                 masked, self._version_patterns, self._launch_versions[product_ids[0]]
@@ -1732,6 +1764,9 @@ _SITUATION_INTENTS = frozenset(("realtime", "predict", "compare", "personal"))
 #: is checked against every cue, which must stay linear in the question's length).
 _MAX_SITUATION_CLAUSES = 6
 #: A clause that puts what was said before aside ("先不管这个", "这个先不说", "anyway").
+#: An accessory right after a product's name, or before it with "for": the product's.
+_ATTACHED_AFTER = re.compile(r"\s?(?:的|之)?\s?")
+_ATTACHED_BEFORE = re.compile(r"\s+(?:for|of|on|fits?|fitting)\s+(?:(?:the|my|an?|your|this)\s+)?")
 _DISMISSAL = re.compile(
     r"\s*(?:(?:那|但|不过)?(?:这个|那个|这些)?(?:先|暂且|暂时)?(?:不管|不说|不提|放一边|放一放)"
     r"(?:了)?(?:这个|那个|这些)?(?:了|吧|哈)?|anyway|anyways|never mind that|that aside|"

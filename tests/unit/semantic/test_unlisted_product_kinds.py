@@ -1,8 +1,10 @@
 """Kinds of product the store does not sell at all (home appliances, drones, printers)
 and their makers are products the catalog does not list: a warranty or return question
 about one is unknown_product, never the store's own policy. A maker and its product kind
-side by side (a brand, then "drone") name one product, not two to compare. Questions
-written for these tests, not taken from any labelled set."""
+side by side (a brand, then "drone") name one product, not two to compare. An accessory
+sold apart (a case, a strap, ear tips) is what a question asks about when it is attached
+to a product's name or no product is named; in a question about the box's contents it is
+part of the answer. Questions written for these tests, not taken from any labelled set."""
 
 from __future__ import annotations
 
@@ -42,6 +44,40 @@ def test_an_unlisted_kind_or_maker_is_an_unknown_product(
     ],
 )
 def test_store_questions_beside_them_keep_their_key(
+    extractor: SemanticExtractor, question: str, cid: str
+) -> None:
+    assert cid_of(extractor.decide(question)) == cid
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "华为手表GT4的替换表带多少钱",
+        "how much is a leather case for the iphone 16",
+        "iPhone 16 phone case colours",
+        "小米14 钢化膜多少钱",
+        "充电宝包邮吗",
+        "spare ear tips for the airpods pro 2 price",
+        "Mate 60 Pro的触控笔单独买多少钱",
+    ],
+)
+def test_an_accessory_asked_about_is_an_unknown_product(
+    extractor: SemanticExtractor, question: str
+) -> None:
+    decision = extractor.decide(question)
+    assert isinstance(decision, Bypass)
+    assert decision.intent == "unknown_product"
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        ("小米14盒子里送不送手机壳", "xiaomi_14|in_box|"),
+        ("what's in the box of the airpods pro 2, any spare ear tips?", "airpods_pro_2|in_box|"),
+        ("想买个手机壳，先问下小米14的机身三围是多少", "xiaomi_14|dimensions|"),
+    ],
+)
+def test_accessories_beside_a_product_question_keep_its_key(
     extractor: SemanticExtractor, question: str, cid: str
 ) -> None:
     assert cid_of(extractor.decide(question)) == cid
