@@ -537,9 +537,14 @@ def only_rating_asked(hits: Sequence[Hit], text: str, attribute_hits: Sequence[H
     adjectives = [a for a in attribute_hits if _ADJECTIVE_END.search(a.text.strip())]
     return bool(hits) and all(
         h.text.strip().startswith("enough")
+        and not _ASKERS_OWN_NEED.match(text, h.start + len(h.text) - len(h.text.lstrip()))
         and any(a.end <= h.start and not text[a.end : h.start].strip() for a in adjectives)
         for h in hits
     )
+
+
+#: "enough for my swims": the asker's own need, which the rating alone does not answer.
+_ASKERS_OWN_NEED = re.compile(r"enough\s+for\s+(?:my|our|me|us)\b")
 
 
 @dataclass(frozen=True, slots=True)

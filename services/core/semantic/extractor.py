@@ -1466,6 +1466,9 @@ class SemanticExtractor:
         reading = self._constraints.read(masked, boundaries, category)
 
         structural: dict[str, str] = {}
+        # "上次在别家买的X没给发票，你们…": what the asker bought elsewhere is the story
+        # told before the question, not a product asked about.
+        unknown = [m for m in unknown if not _bought_elsewhere(norm, m)]
         named = len(product_ids) + len(_unknown_names(norm, unknown))
         if product_ids:
             # "华为手表和苹果手表9代哪个…": a brand and category word of another brand than
@@ -2548,6 +2551,23 @@ _LONG_DIGITS = re.compile(r"\d{5,}")
 
 def _is_cjk_word(word: str) -> bool:
     return 2 <= len(word) <= 6 and all("\u3400" <= ch <= "\u9fff" for ch in word)
+
+
+def _bought_elsewhere(text: str, mention: Mention) -> bool:
+    """Whether ``mention`` stands in a clause about another shop ("在别家买",
+    "bought at another store") that a later clause follows: the asker's story."""
+    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, mention.start)), default=0)
+    end_match = _CLAUSE_END.search(text, mention.end)
+    if end_match is None or not text[end_match.end() :].strip(" ?？!！.。"):
+        return False
+    return _ELSEWHERE.search(text, start, end_match.start()) is not None
+
+
+_CLAUSE_END = re.compile(r"[,，。.!！?？;；]")
+_ELSEWHERE = re.compile(
+    r"别家|别的(店|商家|平台|网站)|其[他它](店|商家|平台|网站)|外面(买|的店)"
+    r"|\b(another|other|a different) (store|shop|seller|site|retailer)s?\b|\belsewhere\b"
+)
 
 
 def _unknown_names(text: str, unknown: Sequence[Mention]) -> set[str]:
