@@ -277,10 +277,23 @@ _FRAME_BEFORE = re.compile(
 
 
 def _in_time_frame(text: str, hit: Hit) -> bool:
-    """Whether ``hit`` names the period a question is set in, not what it asks."""
+    """Whether ``hit`` names the period a question is set in, not what it asks. A frame
+    the question ends on asks whether it holds (还在保修期内吗, "still within warranty?")."""
     if not hit.text.isascii():
-        return _FRAME_AFTER.match(text, hit.end) is not None and hit.text.endswith("期")
-    return _FRAME_BEFORE.search(text[max(0, hit.start - 12) : hit.start]) is not None
+        frame = _FRAME_AFTER.match(text, hit.end)
+        return (
+            frame is not None
+            and hit.text.endswith("期")
+            and _FRAME_ASKED.match(text, frame.end()) is None
+        )
+    return (
+        _FRAME_BEFORE.search(text[max(0, hit.start - 12) : hit.start]) is not None
+        and _FRAME_ASKED.match(text, hit.end) is None
+    )
+
+
+#: What ends a question on its frame: a question particle, a question mark, the end.
+_FRAME_ASKED = re.compile(r"\s*(?:period\s*)?(?:的)?(?:吗|么|嘛|呢|不|没|\?|？|$)")
 
 
 #: A purpose clause before a cue: the asker means to get the thing it names (想配个充电头,

@@ -1541,16 +1541,29 @@ class SemanticExtractor:
         if asked:
             attribute_hits = asked
         constraint_spans = reading.spans()
+        topic_spans = [
+            (h.start, h.end, self._attributes.topic_of(parse_label(h.label).name))
+            for h in reading.hits
+        ]
+        # A cue inside a constraint value's phrase is the value's, except a cue of the
+        # attribute the key itself names: "battery warranty" states the coverage and
+        # asks the warranty, which then meets any other cue ("… mileage") on its own.
+        outside = {id(h) for h in strip_inside(attribute_hits, constraint_spans)}
         attribute_hits = _without_quantity_heads(
-            _without_cut_cues(strip_inside(attribute_hits, constraint_spans)), masked
+            _without_cut_cues(
+                [
+                    h
+                    for h in attribute_hits
+                    if id(h) in outside
+                    or any(
+                        s <= h.start and h.end <= e and parse_label(h.label).name == topic
+                        for s, e, topic in topic_spans
+                    )
+                ]
+            ),
+            masked,
         )
-        attribute_hits = _not_starting_inside(
-            attribute_hits,
-            [
-                (h.start, h.end, self._attributes.topic_of(parse_label(h.label).name))
-                for h in reading.hits
-            ],
-        )
+        attribute_hits = _not_starting_inside(attribute_hits, topic_spans)
         worded = attribute_hits
         attribute_hits = _without_value_nouns(attribute_hits, reading.hits, masked)
         # The nouns of stated values ("with 1 TB storage, how much?") name the variant;

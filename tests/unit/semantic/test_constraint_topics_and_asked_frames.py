@@ -1,0 +1,26 @@
+"""Two readings of the attribute asked. A constraint value whose phrase holds its own
+attribute's word ("battery warranty": the coverage, and the warranty asked) still names
+that attribute when another cue competes with it. A time frame the question ends on
+(还在保修期内吗, "still within the warranty?") is what it asks, not when it is set.
+Questions written for these tests, not taken from any labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.semantic.extractor import SemanticExtractor
+from tests.unit.semantic.decisions import cid_of
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        ("byd han battery warranty mileage", "byd_han|warranty|coverage=battery"),
+        ("tesla model y battery warranty km limit", "tesla_model_y|warranty|coverage=battery"),
+        ("如果小米14用了八个月坏了，还在保修期内吗", "xiaomi_14|warranty|"),
+        ("iphone 16 after 8 months, still within warranty?", "iphone_16|warranty|"),
+        ("保修期内坏了找谁修", "null|after_sales_service|"),
+    ],
+)
+def test_the_attribute_asked(extractor: SemanticExtractor, question: str, cid: str) -> None:
+    assert cid_of(extractor.decide(question)) == cid
