@@ -105,6 +105,17 @@ class AttributeResolver:
         strong, strong_named = pick("strong")
         strong = self._without_variant_keys(strong, stated_keys)
         if strong:
+            # "没拆封的话，寄回来运费谁出": a stated term of a store policy (the return
+            # policy's opened or not) names that policy, which outranks the cue of a
+            # part of it (the shipping fee of a return).
+            strong |= {
+                topic
+                for key in stated_keys
+                if (topic := self._topic_attribute.get(key)) is not None
+                and self._specs[topic].kind == "policy"
+                and self._applies(topic, category)
+                and strong <= self._dominance.get(topic, frozenset())
+            }
             # "保修期内坏了找谁修": a cue inside a time frame ("within the warranty
             # period") states when, not what is asked: it dominates no other cue.
             framed = frozenset(

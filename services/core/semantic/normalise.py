@@ -243,7 +243,9 @@ _CHAT_ARE = re.compile(r"(?<=[a-z] )r(?= [a-z])")
 #: "wats the price": chat spells "what's" by its sound; before a determiner or a verb,
 #: and with no number before it, it is no unit of power (65 wats is 65 watts).
 _CHAT_WHATS = re.compile(
-    r"(?<![\d\w])(?<!\d )(?<!many )(?<!much )(?:wats|wots|wuts|whts)"
+    # after a number it is the unit ("65 wats"), after a model code a word ("m3 wats")
+    r"(?<![\d\w])(?:(?<!\d )|(?<=[a-z]\d )|(?<=[a-z]\d\d ))(?<!many )(?<!much )"
+    r"(?:wats|wots|wuts|whts)"
     r"(?=\s+(?:the|a|an|ur|your|this|that|its|it's|is|are|on|in|with|up)\b)"
 )
 

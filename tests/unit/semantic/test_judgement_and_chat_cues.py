@@ -48,6 +48,8 @@ def test_judgement_stock_voucher_and_own_shipment_cues(
         ("model y long range how much bro", "tesla_model_y|price|trim=long_range"),
         # "wats" before a determiner is "what's"; after a number it is watts.
         ("wats the weight of the macbook air m3", "macbook_air_m3|weight|"),
+        # after a model code ("m3") it is still "what's"
+        ("macbook air m3 wats in the box, a charger?", "macbook_air_m3|in_box|"),
     ],
 )
 def test_plain_questions_beside_those_cues_stay_cacheable(
