@@ -1,7 +1,8 @@
 """Two readings of the attribute asked. A constraint value whose phrase holds its own
 attribute's word ("battery warranty": the coverage, and the warranty asked) still names
 that attribute when another cue competes with it. A time frame the question ends on
-(还在保修期内吗, "still within the warranty?") is what it asks, not when it is set.
+(还在保修期内吗, "still within the warranty?") is what it asks, not when it is set. A
+screen measured in centimetres is the screen's size, not the body's dimensions.
 Questions written for these tests, not taken from any labelled set."""
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from tests.unit.semantic.decisions import cid_of
         ("如果小米14用了八个月坏了，还在保修期内吗", "xiaomi_14|warranty|"),
         ("iphone 16 after 8 months, still within warranty?", "iphone_16|warranty|"),
         ("保修期内坏了找谁修", "null|after_sales_service|"),
+        ("小米14显示屏多少厘米", "xiaomi_14|screen_size|"),
+        ("xiaomi 14 display in cm", "xiaomi_14|screen_size|"),
+        ("小米14机身多少厘米", "xiaomi_14|dimensions|"),
     ],
 )
 def test_the_attribute_asked(extractor: SemanticExtractor, question: str, cid: str) -> None:
