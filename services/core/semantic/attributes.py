@@ -291,18 +291,29 @@ def _in_time_frame(text: str, hit: Hit) -> bool:
     """Whether ``hit`` names the period a question is set in, not what it asks. A frame
     the question ends on asks whether it holds (还在保修期内吗, "still within warranty?")."""
     if not hit.text.isascii():
+        if not hit.text.endswith("期"):
+            return False
         frame = _FRAME_AFTER.match(text, hit.end)
+        if frame is not None:
+            return _FRAME_ASKED.match(text, frame.end()) is None
+        # 过了保修期 / 超过保修期: past the period
         return (
-            frame is not None
-            and hit.text.endswith("期")
-            and _FRAME_ASKED.match(text, frame.end()) is None
+            _FRAME_PAST_ZH.search(text, max(0, hit.start - 2), hit.start) is not None
+            and _FRAME_ASKED.match(text, hit.end) is None
         )
+    if _FRAME_ASKED.match(text, hit.end) is not None:
+        return False
     return (
         _FRAME_BEFORE.search(text[max(0, hit.start - 12) : hit.start]) is not None
-        and _FRAME_ASKED.match(text, hit.end) is None
+        or _FRAME_OVER.match(text, hit.end) is not None  # "once the warranty is over"
     )
 
 
+_FRAME_PAST_ZH = re.compile(r"(?:过了|超过|超出|出了|过)$")
+_FRAME_OVER = re.compile(
+    r"\s+(?:period\s+)?(?:is\s+|has\s+|have\s+)?"
+    r"(?:over|expired|expires|ended|ends|run out|runs out|up)\b"
+)
 #: What ends a question on its frame: a question particle, a question mark, the end.
 _FRAME_ASKED = re.compile(r"\s*(?:period\s*)?(?:的)?(?:吗|么|嘛|呢|不|没|\?|？|$)")
 

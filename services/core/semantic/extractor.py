@@ -377,10 +377,29 @@ class SemanticExtractor:
             *(self._normaliser.normalise(n) for e in entries for n in e.names),
             *(w for ws in self._lexicon.brands.values() for w in ws),
             *policy.other_brands,
-            *policy.accessory_words,
         ]
         self._segmenter.add_words(w for w in user_words if not w.isascii())
         self._english = english_words or {}
+        # Variant nicknames of two characters or more (超大杯, 专业版): one the product's
+        # name did not take stands apart from it, naming a variant the name does not.
+        self._stray_nicknames = PhraseSet(
+            (str(k), "variant")
+            for k in lexicon_doc.get("variant_nicknames", {})
+            if len(str(k)) >= 2 and not str(k).isascii()
+        )
+        # The variant words a written name may carry (pro, ultra, plus): a name that
+        # says its variant outranks a loose nickname beside it (三星大杯s24ultra).
+        self._variant_in_name = re.compile(
+            "|".join(
+                rf"(?<![a-z]){re.escape(v)}(?![a-z])"
+                for v in sorted(
+                    set(policy.variant_suffixes) | {"pro", "max", "ultra", "plus"},
+                    key=len,
+                    reverse=True,
+                )
+                if len(v) >= 2 and v.isascii() and v.isalpha()
+            )
+        )
         # Chat abbreviations and courtesy words (pls, thx) say nothing about the question:
         # never "a word not understood".
         self._chat_words = frozenset(
@@ -1751,6 +1770,18 @@ class SemanticExtractor:
         unknown_word = self._unknown_latin_word(masked, values)
         if unknown_word is not None:
             return NoFingerprint(f"word not understood: {unknown_word!r}"), False, ()
+        nicknames = self._stray_nicknames.find(masked, boundaries)
+        if (
+            nicknames
+            and product_ids
+            and not any(self._variant_in_name.search(norm, m.start, m.end) for m in scan.products)
+        ):
+            # "苹果15最大那款超大杯": the nickname names a variant apart from the name read
+            return (
+                NoFingerprint(f"a variant nickname apart from the name: {nicknames[0].text!r}"),
+                False,
+                (),
+            )
         fingerprint = Fingerprint(
             product=product,
             attribute=attribute,

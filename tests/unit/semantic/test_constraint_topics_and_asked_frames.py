@@ -21,6 +21,10 @@ from tests.unit.semantic.decisions import cid_of
         ("如果小米14用了八个月坏了，还在保修期内吗", "xiaomi_14|warranty|"),
         ("iphone 16 after 8 months, still within warranty?", "iphone_16|warranty|"),
         ("保修期内坏了找谁修", "null|after_sales_service|"),
+        # past the period: the repair after it is asked
+        ("超过保修期维修要钱吗", "null|after_sales_service|"),
+        ("what does a repair cost after the warranty has expired", "null|after_sales_service|"),
+        ("耳机试戴过还能退吗", "null|return_policy|item_state=opened"),
         ("小米14显示屏多少厘米", "xiaomi_14|screen_size|"),
         ("xiaomi 14 display in cm", "xiaomi_14|screen_size|"),
         ("小米14机身多少厘米", "xiaomi_14|dimensions|"),

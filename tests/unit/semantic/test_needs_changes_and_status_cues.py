@@ -25,6 +25,8 @@ from tests.unit.semantic.decisions import cid_of
         ("特斯拉Model 3的电池质保会缩短吗", "predict"),
         ("我的换货申请批下来了没有", "personal"),
         ("发票开了没？", "personal"),
+        ("前几天申请的退款怎么还没人处理", "personal"),
+        ("你们跟京东哪家发货比较快", "compare"),
         ("京东买跟在你们店买，价保一样吗", "compare"),
         ("小米14的颜色和去年的一样吗", "compare"),
         ("is the iphone 16 battery different from last year's", "compare"),

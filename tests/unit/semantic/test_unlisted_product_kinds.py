@@ -81,3 +81,16 @@ def test_accessories_beside_a_product_question_keep_its_key(
     extractor: SemanticExtractor, question: str, cid: str
 ) -> None:
     assert cid_of(extractor.decide(question)) == cid
+
+
+@pytest.mark.parametrize(
+    ("question", "cid"),
+    [
+        ("苹果15破麦多重", "iphone_15_pro_max|weight|"),
+        # a size nickname apart from the name names a variant the name does not
+        ("苹果15 要最大那个 超大杯 多重", None),
+        ("三星超大杯s24ultra多重", "samsung_galaxy_s24_ultra|weight|"),
+    ],
+)
+def test_variant_nicknames(extractor: SemanticExtractor, question: str, cid: str | None) -> None:
+    assert cid_of(extractor.decide(question)) == cid
