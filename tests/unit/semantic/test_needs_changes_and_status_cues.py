@@ -26,6 +26,7 @@ from tests.unit.semantic.decisions import cid_of
         ("我的换货申请批下来了没有", "personal"),
         ("发票开了没？", "personal"),
         ("前几天申请的退款怎么还没人处理", "personal"),
+        ("我已经付完款了，订单为啥显示未付款", "personal"),
         ("你们跟京东哪家发货比较快", "compare"),
         ("京东买跟在你们店买，价保一样吗", "compare"),
         ("小米14的颜色和去年的一样吗", "compare"),
@@ -43,6 +44,7 @@ def test_the_cue_makes_it_bypass(extractor: SemanticExtractor, question: str, in
     [
         ("would the airpods pro 2 battery last 6 hours", "airpods_pro_2|battery_life|"),
         ("华为Mate 60 Pro的续航能撑两天吗", "huawei_mate_60_pro|battery_life|"),
+        ("付完款一般多久发货", "null|delivery_time|"),
         (
             "is the galaxy s24 ultra water resistant enough for swimming",
             "samsung_galaxy_s24_ultra|water_resistance|",
