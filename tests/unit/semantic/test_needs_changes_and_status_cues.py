@@ -21,6 +21,7 @@ from tests.unit.semantic.decisions import cid_of
         ("华为Mate 60 Pro的电池能撑我们露营两天吗", "recommend"),
         ("AirPods Pro 2续航8小时，够我坐一趟长途大巴吗", "recommend"),
         ("is the galaxy s24 ultra water resistant enough for my kayaking", "recommend"),
+        ("is the blue xiaomi 14 too flashy for a man", "recommend"),
         ("以后退货运费的规定会调整吗", "predict"),
         ("特斯拉Model 3的电池质保会缩短吗", "predict"),
         ("我的换货申请批下来了没有", "personal"),
