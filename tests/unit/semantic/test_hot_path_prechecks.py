@@ -75,14 +75,16 @@ def test_the_first_look_misses_no_name(extractor: SemanticExtractor) -> None:
     assert quick == full
 
 
+_PERSONAL = [
+    ("(^|, )i bought", "personal"),
+    ("(^|, )my order", "personal"),
+    ("(^|, )we received", "personal"),
+    ("(^|, )my refund", "personal"),
+]
+
+
 def test_several_patterns_met_run_as_an_alternation_of_only_those() -> None:
-    patterns = [
-        ("(^|, )i bought", "personal"),
-        ("(^|, )my order", "personal"),
-        ("(^|, )we received", "personal"),
-        ("(^|, )my refund", "personal"),
-    ]
-    search = PhraseSet((), patterns)
+    search = PhraseSet((), _PERSONAL)
     hits = search.find("hi, i bought it, my order is late", frozenset())
     assert [h.text for h in hits] == [", i bought", ", my order"]
     (group,) = search._groups
@@ -100,13 +102,7 @@ def test_several_patterns_met_run_as_an_alternation_of_only_those() -> None:
     ],
 )
 def test_the_subset_alternation_finds_what_the_whole_one_finds(text: str) -> None:
-    patterns = [
-        ("(^|, )i bought", "personal"),
-        ("(^|, )my order", "personal"),
-        ("(^|, )we received", "personal"),
-        ("(^|, )my refund", "personal"),
-    ]
-    search = PhraseSet((), patterns)
-    whole = re.compile("|".join(f"(?:{p})" for p, _ in patterns))
+    search = PhraseSet((), _PERSONAL)
+    whole = re.compile("|".join(f"(?:{p})" for p, _ in _PERSONAL))
     found = [(h.start, h.end) for h in search.find(text, frozenset())]
     assert found == [(m.start(), m.end()) for m in whole.finditer(text) if m.end() > m.start()]

@@ -10,7 +10,7 @@ import pytest
 
 from services.core.semantic.extractor import SemanticExtractor
 from services.core.semantic.fingerprint import Bypass
-from tests.unit.semantic.decisions import cid_of
+from tests.unit.semantic.decisions import cid_of, decided_bypass
 
 
 @pytest.mark.parametrize(
@@ -35,9 +35,7 @@ from tests.unit.semantic.decisions import cid_of
     ],
 )
 def test_the_cue_makes_it_bypass(extractor: SemanticExtractor, question: str, intent: str) -> None:
-    decision = extractor.decide(question)
-    assert isinstance(decision, Bypass)
-    assert decision.intent == intent
+    assert decided_bypass(extractor, question) == intent
 
 
 @pytest.mark.parametrize(
