@@ -123,7 +123,21 @@ class AttributeResolver:
                 for h, lab in labelled
                 if lab.kind == "strong" and text and _in_time_frame(text, h)
             )
-            choice = self._choose(strong, labelled, "strong", framed)
+            # A cue that is a whole question of its own (带充电器吗) is asked in its own
+            # right: no other cue outranks it ("Mate 60 送充电器吗 多少瓦的" asks two).
+            asked_alone = frozenset(
+                lab.name
+                for h, lab in labelled
+                if lab.kind == "strong"
+                and (
+                    (
+                        h.text.rstrip().endswith(_OWN_QUESTION_ENDS)
+                        and _MORE_ASKED.match(text, h.end) is not None
+                    )
+                    or _OWN_QUESTION.match(text, h.end) is not None
+                )
+            )
+            choice = self._choose(strong, labelled, "strong", framed, asked_alone)
             rival = self._rival_value(choice.attribute, labelled, category, text)
             if choice.attribute is not None and rival is not None:
                 # "换新…是8年吗": the phrase reads one attribute, the value asked to be
@@ -257,6 +271,7 @@ class AttributeResolver:
         labelled: Sequence[tuple[Hit, Label]],
         strength: str,
         framed: frozenset[str] = frozenset(),
+        asked_alone: frozenset[str] = frozenset(),
     ) -> AttributeChoice:
         if candidates - framed:
             # "保修期内坏了找谁修": the framed cue says when; another cue says what is asked.
@@ -264,7 +279,8 @@ class AttributeResolver:
         kept = {
             a
             for a in candidates
-            if not any(
+            if a in asked_alone
+            or not any(
                 a in self._dominance.get(b, frozenset())
                 for b in candidates
                 if b != a and b not in framed
@@ -279,6 +295,10 @@ class AttributeResolver:
         return AttributeChoice(attribute, f"{strength} cue", hits)
 
 
+_OWN_QUESTION_ENDS = ("吗", "么", "嘛")
+#: ... and another question after it, in a clause of its own.
+_MORE_ASKED = re.compile(r"[\s,，。?？!！]+\S")
+_OWN_QUESTION = re.compile(r"\s?(?:吗|么|嘛)[\s,，。?？!！]+\S")
 #: A time frame around a cue: 保修期内 / 保修期间 / 保修期外 ("within the warranty period"),
 #: "within the warranty", "during the warranty", "after the return window".
 _FRAME_AFTER = re.compile(r"(?:期)?(?:内|期间|以内|外|以外|后|过后|之后)")

@@ -24,6 +24,8 @@ from tests.unit.semantic.decisions import cid_of, decided_bypass
         ("is the blue xiaomi 14 too flashy for a man", "recommend"),
         ("以后退货运费的规定会调整吗", "predict"),
         ("特斯拉Model 3的电池质保会缩短吗", "predict"),
+        ("小米14以后系统更新能不能把续航提上去", "predict"),
+        ("苹果16屏幕多大？顺便问下今天下单送不送耳机", "realtime"),
         ("我的换货申请批下来了没有", "personal"),
         ("发票开了没？", "personal"),
         ("前几天申请的退款怎么还没人处理", "personal"),
