@@ -1810,10 +1810,10 @@ _SITUATION_INTENTS = frozenset(("realtime", "predict", "compare", "personal"))
 #: A question is a few clauses; past this many, none is read as a situation (each clause
 #: is checked against every cue, which must stay linear in the question's length).
 _MAX_SITUATION_CLAUSES = 6
-#: A clause that puts what was said before aside ("先不管这个", "这个先不说", "anyway").
 #: An accessory right after a product's name, or before it with "for": the product's.
 _ATTACHED_AFTER = re.compile(r"\s?(?:的|之)?\s?")
 _ATTACHED_BEFORE = re.compile(r"\s+(?:for|of|on|fits?|fitting)\s+(?:(?:the|my|an?|your|this)\s+)?")
+#: A clause that puts what was said before aside ("先不管这个", "这个先不说", "anyway").
 _DISMISSAL = re.compile(
     r"\s*(?:(?:那|但|不过)?(?:这个|那个|这些)?(?:先|暂且|暂时)?(?:不管|不说|不提|放一边|放一放)"
     r"(?:了)?(?:这个|那个|这些)?(?:了|吧|哈)?|anyway|anyways|never mind that|that aside|"

@@ -276,8 +276,10 @@ class Transliterator:
 
     def _may_sound_a_name(self, run: str) -> bool:
         """Whether some window of ``run`` could sound a name word under any reading of
-        its characters: the readings in context are among a character's dictionary
-        readings, so a run this finds nothing in holds no name (a cheap first look)."""
+        its characters (a cheap first look). pypinyin's readings in context are among a
+        character's dictionary readings for all but 5 of its 47,111 phrases (checked
+        once; in the one that matters, 旋干转坤, no demo name word fits), so a run this finds
+        nothing in holds no name the full reading would find."""
         shortest, longest = _NAME_WINDOW
         for index in range(len(run) - shortest + 1):
             partial = {""}
