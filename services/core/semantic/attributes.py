@@ -295,8 +295,9 @@ class AttributeResolver:
         return AttributeChoice(attribute, f"{strength} cue", hits)
 
 
+#: A cue that ends on a question particle (带充电器吗), or one followed by it, asks a
+#: question of its own when another clause follows it.
 _OWN_QUESTION_ENDS = ("吗", "么", "嘛")
-#: ... and another question after it, in a clause of its own.
 _MORE_ASKED = re.compile(r"[\s,，。?？!！]+\S")
 _OWN_QUESTION = re.compile(r"\s?(?:吗|么|嘛)[\s,，。?？!！]+\S")
 #: A time frame around a cue: 保修期内 / 保修期间 / 保修期外 ("within the warranty period"),

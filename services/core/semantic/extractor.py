@@ -393,7 +393,7 @@ class SemanticExtractor:
             "|".join(
                 rf"(?<![a-z]){re.escape(v)}(?![a-z])"
                 for v in sorted(
-                    set(policy.variant_suffixes) | {"pro", "max", "ultra", "plus"},
+                    {*policy.variant_suffixes, *policy.adjective_suffixes},
                     key=len,
                     reverse=True,
                 )
@@ -1895,7 +1895,9 @@ _QUESTION_WORD = re.compile(
 #: Clauses end at punctuation and, in chat, at a space between two Chinese characters:
 #: written Chinese has no spaces between words, so such a space is a pause between clauses
 #: (我下个月去旅游 想买个…); a space next to a Latin word or a number only separates words.
-_CLAUSE_SPLIT = re.compile(r"[,，.。?？!！;；]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+#: The punctuation that ends a clause.
+_CLAUSE_PUNCTUATION = r"[,，.。?？!！;；]"
+_CLAUSE_SPLIT = re.compile(_CLAUSE_PUNCTUATION + r"|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 
 
 #: A word written in capitals (MY, MBP), two to four letters.
@@ -2607,7 +2609,7 @@ def _bought_elsewhere(text: str, mention: Mention) -> bool:
     return _ELSEWHERE.search(text, start, end_match.start()) is not None
 
 
-_CLAUSE_END = re.compile(r"[,，。.!！?？;；]")
+_CLAUSE_END = re.compile(_CLAUSE_PUNCTUATION)
 _ELSEWHERE = re.compile(
     r"别家|别的(店|商家|平台|网站)|其[他它](店|商家|平台|网站)|外面(买|的店)"
     r"|\b(another|other|a different) (store|shop|seller|site|retailer)s?\b|\belsewhere\b"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from services.core.semantic.extractor import SemanticExtractor
-from tests.unit.semantic.decisions import cid_of, decided_bypass
+from tests.unit.semantic.decisions import decided_bypass, decided_cid
 
 
 @pytest.mark.parametrize(
@@ -43,39 +43,20 @@ def test_an_unlisted_kind_maker_or_accessory_is_an_unknown_product(
 @pytest.mark.parametrize(
     ("question", "cid"),
     [
+        # store questions beside unlisted kinds keep their key
         ("保修多久", "null|warranty|"),
         ("你们家能七天无理由退货吗", "null|return_policy|"),
         ("xiaomi 14 refresh rate? i play games on it", "xiaomi_14|refresh_rate|"),
-    ],
-)
-def test_store_questions_beside_them_keep_their_key(
-    extractor: SemanticExtractor, question: str, cid: str
-) -> None:
-    assert cid_of(extractor.decide(question)) == cid
-
-
-@pytest.mark.parametrize(
-    ("question", "cid"),
-    [
+        # accessories in the box, or beside a product question
         ("小米14盒子里送不送手机壳", "xiaomi_14|in_box|"),
         ("what's in the box of the airpods pro 2, any spare ear tips?", "airpods_pro_2|in_box|"),
         ("想买个手机壳，先问下小米14的机身三围是多少", "xiaomi_14|dimensions|"),
-    ],
-)
-def test_accessories_beside_a_product_question_keep_its_key(
-    extractor: SemanticExtractor, question: str, cid: str
-) -> None:
-    assert cid_of(extractor.decide(question)) == cid
-
-
-@pytest.mark.parametrize(
-    ("question", "cid"),
-    [
+        # variant nicknames
         ("苹果15破麦多重", "iphone_15_pro_max|weight|"),
         # a size nickname apart from the name names a variant the name does not
         ("苹果15 要最大那个 超大杯 多重", None),
         ("三星超大杯s24ultra多重", "samsung_galaxy_s24_ultra|weight|"),
     ],
 )
-def test_variant_nicknames(extractor: SemanticExtractor, question: str, cid: str | None) -> None:
-    assert cid_of(extractor.decide(question)) == cid
+def test_the_key_beside_them(extractor: SemanticExtractor, question: str, cid: str | None) -> None:
+    assert decided_cid(extractor, question) == cid
