@@ -410,6 +410,9 @@ def ruled_out_clauses(text: str) -> list[tuple[int, int]]:
 #: "这不是售后问题": a topic the asker says the question is no matter of.
 _NOT_A_MATTER_BEFORE = re.compile(r"(?:这|这个|那|那个|我这|我这个)?(?:并)?不是\s*$")
 _NOT_A_MATTER_AFTER = re.compile(r"\s*(?:的|方面的|相关的|类的)?(?:问题|事情|事)")
+#: "不是换货哈，我问退货": the clause is only the negated topic and a chat particle; the
+#: topic asked follows in another clause.
+_NOTHING_BUT_PARTICLES = re.compile(r"[\s哈啊呀啦嘛哦噢喔]*")
 
 
 def topic_ruled_out(text: str, start: int, end: int) -> bool:
@@ -425,7 +428,10 @@ def topic_ruled_out(text: str, start: int, end: int) -> bool:
     return bool(
         before is not None
         and not text[begin : before.start()].strip()
-        and _NOT_A_MATTER_AFTER.match(text, end)
+        and (
+            _NOT_A_MATTER_AFTER.match(text, end)
+            or _NOTHING_BUT_PARTICLES.fullmatch(text, end, clause_end)
+        )
         and not _ENDS_ASKING.search(text, begin, clause_end)
     )
 

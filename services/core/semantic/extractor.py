@@ -1165,6 +1165,20 @@ class SemanticExtractor:
                     break
         return spans
 
+    def _now_asked_apart(
+        self, gate_text: str, boundaries: frozenset[int], asked: Sequence[Hit]
+    ) -> bool:
+        """Whether a present-time cue stands in a clause of its own that asks, apart from
+        the words of the attribute asked ("…续航多少？现在下单的话交付周期多久？"): the
+        message asks a second question, of this moment."""
+        cues = self._gate.hits("realtime", gate_text, boundaries)
+        return any(
+            any(start <= h.start and h.end <= end for h in cues)
+            and not any(start < h.end and h.start < end for h in asked)
+            and _asks(gate_text, start, end)
+            for start, end in _clauses(gate_text)
+        )
+
     def _situation_blanked(
         self,
         gate_text: str,
@@ -1194,6 +1208,8 @@ class SemanticExtractor:
             inside = [h for h in cues if start <= h.start and h.end <= end]
             if not inside or PRODUCT_MASK in clause or UNKNOWN_MASK in clause:
                 continue
+            if _asks(gate_text, start, end):
+                continue  # 我想知道下个月会不会降价: a situation is told, not asked
             own_words = [h for h in worded if start < h.end and h.start < end]
             if (
                 own_words
@@ -1610,7 +1626,9 @@ class SemanticExtractor:
             return NoFingerprint(choice.reason), False, ()
         attribute = choice.attribute
         spec = self._attributes.spec(attribute)
-        if present is not None and attribute in self._volatile:
+        if present is not None and (
+            attribute in self._volatile or self._now_asked_apart(gate_text, boundaries, choice.hits)
+        ):
             return Bypass(*present), False, ()
         product = product_ids[0] if product_ids else None
         if product is not None and _store_wide(spec, category):
@@ -1839,6 +1857,23 @@ def _situation_clauses(gate_text: str) -> list[tuple[int, int]] | None:
     return clauses
 
 
+#: A clause-final particle of a yes-no question about what happened (发了没, 到了没有).
+_ASKED_HAPPENED = re.compile(r"(?:没|没有)\s*$")
+#: A-not-A, the Chinese yes-no question (是不是, 会不会, 有没有, 可不可以).
+_A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1")
+
+
+def _asks(text: str, start: int, end: int) -> bool:
+    """Whether the clause ``text[start:end]`` is itself a question: a question word or
+    particle, A-not-A (会不会), a question mark after it, or a final 没 (发了没)."""
+    return (
+        _QUESTION_WORD.search(text, start, end) is not None
+        or text[end : end + 1] in {"?", "？"}
+        or _ASKED_HAPPENED.search(text[start:end]) is not None
+        or _A_NOT_A.search(text, start, end) is not None
+    )
+
+
 def _approximate_numeral(text: str, hit: Hit) -> bool:
     """Whether ``hit`` opens with the 几 of an approximate numeral (十几个小时, 好几天:
     "ten-odd", "several"): a stated amount, not the question word 几 its phrase asks by."""
@@ -1865,7 +1900,7 @@ _ASKERS_OWN = re.compile(r"(?<![a-z])(my|our)(?![a-z])")
 #: 我这台, 寄给我的, "mine", "my unit", "the one I've been using"): a clause about it is
 #: about their device, not a situation beside the question.
 _OWN_UNIT = re.compile(
-    r"(?:我|俺)(?:们)?(?:家)?(?:的)?(?:这|那)(?:一)?(?:台|部|个|块|辆|副|只|对)"
+    r"(?:我|俺)(?:们)?(?:家)?(?:的)?(?:这|那)(?:一)?(?:台|部|个|块|辆|副|只|对|盒)"
     r"|(?:寄|发|送|卖)给(?:我|俺)的|(?:我|俺)(?:收到|拿到|买到|到手)的"
     r"|(?:我|俺)的(?=是|只|才|都|就|也|还|一直|总是|老是|经常|已经|现在|好像|居然|竟然)"
     r"|(?:下单|买|订|收到|拿到|到手|寄来|发来|提)的(?:那|这)(?:一)?(?:台|部|个|块|辆|副|只|对|件|款)"

@@ -44,7 +44,7 @@ _MULTIPLIERS = frozenset("十百千")
 _APPROXIMATE = frozenset("多来余")
 _SPACES = re.compile(r"\s+")
 #: What every look-alike digit needs: an l or o right before a digit.
-_LETTER_BEFORE_DIGIT = re.compile(r"[lo](?=\d)")
+_LETTER_BEFORE_DIGIT = re.compile(r"[lo](?=\d)|\d[lo](?![a-z\d])")
 # "2nd gen", "(2nd generation)", "第2代" all name the same generation as "2代".
 _ORDINAL_GENERATION = re.compile(r"\(?\s*(\d+)\s*(?:st|nd|rd|th)\s+gen(?:eration)?\s*\)?")
 _DI_GENERATION = re.compile(r"第\s*(\d+)\s*代")
@@ -394,20 +394,29 @@ class TextNormaliser:
         )
         self._series_words = tuple(sorted({w.lower() for w in series_words if w}, key=len))
         self._context = 8 + max((len(w) for w in self._series_words), default=0)
-        # A letter l or o between a Chinese series word and a digit is the digit it
-        # looks like (小米l4 = 小米14): no catalog name writes a letter there.
+        # A letter l or o between a series word and a digit is the digit it looks like
+        # (小米l4 = 小米14, iphone l5), and so is one closing the model number after it
+        # (mate 6o): no catalog name writes a letter there.
         written = [n.lower() for n in names]
-        chinese_series = [
+        look_alike_series = [
             w
-            for w in self._series_words
-            if not w.isascii()
-            and not any(re.search(re.escape(w) + r"\s?[lo]\d", n) for n in written)
-        ]
-        self._look_alike = (
-            re.compile(
-                "(?:" + "|".join(f"(?<={re.escape(w)})" for w in chinese_series) + r")[lo](?=\d)"
+            for w in (
+                *(w for w in self._series_words if not w.isascii()),
+                *sorted({m.group(1) for n in written for m in _HEAD_AND_NUMBER.finditer(n)}),
             )
-            if chinese_series
+            if not any(
+                re.search(re.escape(w) + r"\s?(?:[lo]\d|\d[lo](?![a-z]))", n) for n in written
+            )
+        ]
+        after_series = "|".join(
+            f"(?<={lead}{re.escape(w)}{gap})"
+            for w in look_alike_series
+            for lead in (("",) if not w.isascii() else ("(?<![a-z])",))
+            for gap in ("", " ")
+        )
+        self._look_alike = (
+            re.compile(f"(?:{after_series})(?:[lo](?=\\d)|(\\d)[lo](?![a-z\\d]))")
+            if look_alike_series
             else None
         )
         # A series word and the model numbers the catalog's names write right after it
@@ -441,6 +450,10 @@ class TextNormaliser:
     def normalise(self, text: str) -> str:
         # Typographic apostrophes are the ASCII one ("haven’t" is "haven't"), length kept.
         out = unicodedata.normalize("NFKC", text).lower().translate(_APOSTROPHES)
+        if _ACCENTED_LATIN.search(out):
+            # xiaomí, xù háng: a mark over a Latin letter (a slip of the keyboard, a pinyin
+            # tone) does not change the word typed.
+            out = _ACCENTED_LATIN.sub(_without_accent, out)
         if self._scripts is not None:
             out = self._scripts.standard(out)
         if "wats" in out or "wots" in out or "wuts" in out or "whts" in out:
@@ -474,6 +487,9 @@ class TextNormaliser:
         if self._look_alike is not None and _LETTER_BEFORE_DIGIT.search(out):
             # 小米l4, 华为mate 6o: l and o typed for 1 and 0 inside a model number
             out = self._look_alike.sub(_digit_look_alike, out)
+        if _DIGIT_IN_WORD.search(out):
+            # u1tra, pr0: a 1 or 0 typed for the l or o of a name word
+            out = _DIGIT_WORD.sub(self._letter_look_alike, out)
         if "gen" in out:
             out = _ORDINAL_WORD_GENERATION.sub(_ordinal_generation, out)
         if "个" in out:
@@ -505,6 +521,11 @@ class TextNormaliser:
         if "in" in out:
             out = _GLUED_INCH.sub(r"\1 inch", out)  # 6.7in: "in" glued to a number is inch
         return _SPACES.sub(" ", out).strip()
+
+    def _letter_look_alike(self, match: re.Match[str]) -> str:
+        word = match.group()
+        read = word.translate(_LETTERS_OF_DIGITS)
+        return read if read in self._name_words and read.isalpha() else word
 
     def _read_code_number(self, match: re.Match[str]) -> str:
         number = 1 if match.group(2) == "one" else parse_english_number(match.group(2))
@@ -628,8 +649,24 @@ def _vowels_only_differ(word: str, other: str) -> bool:
 _VOWELS = frozenset("aeiou")
 
 
+#: A 1 or 0 beside a Latin letter, and a word of letters, 1 and 0 with two letters or
+#: more (u1tra, pr0; not s10 or m1).
+_DIGIT_IN_WORD = re.compile(r"[a-z][01]|[01][a-z]")
+_DIGIT_WORD = re.compile(r"(?<![a-z\d])(?=[a-z01]*[a-z][a-z01]*[a-z])[a-z01]{3,}(?![a-z\d])")
+_LETTERS_OF_DIGITS = str.maketrans("10", "lo")
+
+#: Latin letters with a diacritic (Latin-1 Supplement and Latin Extended-A/B).
+_ACCENTED_LATIN = re.compile("[\u00e0-\u00f6\u00f8-\u00ff\u0100-\u024f]")
+
+
+def _without_accent(match: re.Match[str]) -> str:
+    base = unicodedata.normalize("NFKD", match.group())[:1]
+    return base if base.isascii() else match.group()
+
+
 def _digit_look_alike(match: re.Match[str]) -> str:
-    return "1" if match.group(0) == "l" else "0"
+    digits = match.group(1) or ""
+    return digits + ("1" if match.group(0)[-1] == "l" else "0")
 
 
 def _spoken_model_number(match: re.Match[str]) -> str:
